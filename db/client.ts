@@ -1,0 +1,80 @@
+// Opens the database: embedded PGlite under DATA_DIR, or a server Postgres with DATABASE_URL.
+// Both speak the same Drizzle schema and migrations; callers only see `Database`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from './schema.ts';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Repositories take either the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export type Database =
+  | { kind: 'pglite'; db: Db; pglite: PGlite; close(): Promise<void> }
+  | { kind: 'postgres'; db: Db; sql: postgres.Sql; url: string; close(): Promise<void> };
+
+const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** A directory for PGlite's files, or undefined for an in-memory database (tests). */
+  dataDir?: string;
+  /** Pool size for postgres.js. */
+  max?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const client = postgres(options.databaseUrl, {
+      max: options.max ?? 10,
+      onnotice: () => {},
+      connection: { application_name: 'gigmarket' },
+    });
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
+  }
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  const pglite = await PGlite.create(options.dataDir ?? 'memory://', { extensions: { vector } });
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  return { kind: 'pglite', db, pglite, close: () => pglite.close() };
+}
+
+/** Applies db/migrations. On a server, an advisory lock keeps concurrent starts from racing. */
+export async function migrate(database: Database): Promise<void> {
+  if (database.kind === 'pglite') {
+    await database.pglite.exec('CREATE EXTENSION IF NOT EXISTS vector');
+    await migratePglite(database.db as never, { migrationsFolder });
+    return;
+  }
+  // The lock lives on one reserved connection while the migrator uses the pool.
+  const lock = await database.sql.reserve();
+  try {
+    await lock`select pg_advisory_lock(hashtext('gigmarket:migrate'))`;
+    await migratePostgres(database.db as never, { migrationsFolder });
+  } finally {
+    await lock`select pg_advisory_unlock(hashtext('gigmarket:migrate'))`.catch(() => {});
+    lock.release();
+  }
+}
+
+/** True when a trivial query answers. */
+export async function ping(database: Database): Promise<boolean> {
+  try {
+    await database.db.execute(sql`select 1`);
+    return true;
+  } catch {
+    return false;
+  }
+}

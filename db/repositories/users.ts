@@ -1,0 +1,50 @@
+// Users (owners) and their profiles.
+import { desc, eq, lt } from 'drizzle-orm';
+import { users } from '../schema.ts';
+import type { Executor } from '../client.ts';
+import { newId } from '../../src/ids.ts';
+
+export type UserRow = typeof users.$inferSelect;
+
+export async function createUser(db: Executor, input: { displayName: string; githubId?: number; githubLogin?: string }) {
+  const [row] = await db.insert(users).values({
+    id: newId(),
+    displayName: input.displayName,
+    githubId: input.githubId ?? null,
+    githubLogin: input.githubLogin ?? null,
+  }).returning();
+  return row!;
+}
+
+export async function getUser(db: Executor, id: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return row;
+}
+
+/**
+ * The user linked to this GitHub account, created on first sign-in. The login is refreshed on
+ * every sign-in (GitHub logins can be renamed; the numeric id cannot).
+ */
+export async function upsertGithubUser(db: Executor, github: { id: number; login: string; name: string | null }) {
+  const [row] = await db.insert(users).values({
+    id: newId(),
+    displayName: github.name || github.login,
+    githubId: github.id,
+    githubLogin: github.login,
+  }).onConflictDoUpdate({
+    target: users.githubId,
+    set: { githubLogin: github.login, updatedAt: new Date() },
+  }).returning();
+  return row!;
+}
+
+export async function listUsers(db: Executor, page: { limit: number; afterId?: string }) {
+  return db.select().from(users)
+    .where(page.afterId ? lt(users.id, page.afterId) : undefined)
+    .orderBy(desc(users.id)).limit(page.limit);
+}
+
+export async function updateProfile(db: Executor, userId: string, patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl'>>) {
+  const [row] = await db.update(users).set({ ...patch, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
+  return row;
+}

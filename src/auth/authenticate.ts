@@ -1,0 +1,103 @@
+// Authentication runs in onRequest, before validation, so that missing credentials are always a
+// 401 (never a 400 for a bad body). The route's security requirement comes from the spec.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/client.ts';
+import { findActiveKeyByHash, touchApiKey } from '../../db/repositories/api-keys.ts';
+import { findLiveSession } from '../../db/repositories/sessions.ts';
+import { ApiError, forbidden, unauthenticated } from '../errors.ts';
+import { looksLikeApiKey, sha256 } from './secrets.ts';
+
+export const SESSION_COOKIE = 'gm_session';
+
+export type Principal =
+  | { kind: 'api_key'; userId: string; apiKeyId: string; hostedAgentId: string | null }
+  | { kind: 'session'; userId: string; sessionId: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    operationId?: string;
+    /** Security requirements of the operation, from the spec: scheme names per alternative. */
+    security?: Record<string, string[]>[];
+  }
+}
+
+const KEY_SCHEMES = new Set(['bearerApiKey', 'headerApiKey']);
+const SESSION_SCHEME = 'sessionCookie';
+
+/** The API key the request presents, if any; `null` means a header was there but malformed. */
+function presentedKey(request: FastifyRequest): string | undefined | null {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string') return header.trim();
+  const authorization = request.headers.authorization;
+  if (authorization === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match ? match[1]! : null;
+}
+
+async function principalFromKey(db: Db, key: string): Promise<Principal> {
+  if (!looksLikeApiKey(key)) throw unauthenticated('the API key is malformed');
+  const row = await findActiveKeyByHash(db, sha256(key));
+  if (!row) throw unauthenticated('the API key is unknown or revoked');
+  // Last use is advisory: never let it fail or slow the request.
+  touchApiKey(db, row.id).catch(() => {});
+  return { kind: 'api_key', userId: row.userId, apiKeyId: row.id, hostedAgentId: row.hostedAgentId };
+}
+
+async function principalFromSession(db: Db, request: FastifyRequest): Promise<Principal | undefined> {
+  const raw = request.cookies[SESSION_COOKIE];
+  if (!raw) return undefined;
+  const unsigned = request.unsignCookie(raw);
+  if (!unsigned.valid || !unsigned.value) throw unauthenticated('the session cookie is invalid');
+  const session = await findLiveSession(db, unsigned.value);
+  if (!session) throw unauthenticated('the session has expired or was signed out');
+  return { kind: 'session', userId: session.userId, sessionId: session.id };
+}
+
+/**
+ * Cookies ride along on cross-site requests; an unsafe method authenticated by cookie must come
+ * from our own origin (Sec-Fetch-Site, else Origin). Non-browser clients send neither.
+ */
+function checkSameOrigin(request: FastifyRequest, publicUrl: string): void {
+  if (['GET', 'HEAD', 'OPTIONS'].includes(request.method)) return;
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string') {
+    if (site === 'same-origin' || site === 'none') return;
+    throw forbidden('cross-site request refused for a cookie-authenticated call');
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== new URL(publicUrl).origin) {
+    throw forbidden(`cross-origin request from ${origin} refused for a cookie-authenticated call`);
+  }
+}
+
+export function authenticateHook(db: Db, publicUrl: string) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    request.principal = null;
+    const security = request.routeOptions.config.security;
+    if (!security || security.length === 0) return; // public route
+    const schemes = new Set(security.flatMap((s) => Object.keys(s)));
+    const key = presentedKey(request);
+    if (key === null) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
+    let principal: Principal | undefined;
+    if (key !== undefined) principal = await principalFromKey(db, key);
+    else principal = await principalFromSession(db, request);
+    if (!principal) throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
+    const allowed = principal.kind === 'session' ? schemes.has(SESSION_SCHEME) : [...schemes].some((s) => KEY_SCHEMES.has(s));
+    if (!allowed) {
+      throw principal.kind === 'api_key'
+        ? forbidden('this operation needs a browser session; an API key cannot do it')
+        : forbidden('this operation needs an API key');
+    }
+    if (principal.kind === 'session') checkSameOrigin(request, publicUrl);
+    request.principal = principal;
+  };
+}
+
+/** The caller of an authenticated operation (the hook guarantees it is set). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new ApiError('INTERNAL', 'operation reached without a principal');
+  return request.principal;
+}

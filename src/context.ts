@@ -1,0 +1,15 @@
+// What handlers and jobs depend on: handed down explicitly, never imported as globals.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database, Db } from '../db/client.ts';
+import type { JobSystem } from '../jobs/boss.ts';
+
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  jobs: JobSystem;
+  log: FastifyBaseLogger;
+  /** The secret that signs session cookies (SESSION_SECRET, else generated once and shared via the database). */
+  sessionSecret: string;
+}

@@ -1,0 +1,53 @@
+// Domain errors carry their API code; the error handler turns them into the envelope (DESIGN §3).
+
+export type ErrorCode =
+  | 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'INSUFFICIENT_CREDITS' | 'FORBIDDEN' | 'NOT_FOUND'
+  | 'CONFLICT' | 'INVALID_STATE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'PAYMENT_PROVIDER_ERROR' | 'INTERNAL';
+
+export const statusOf: Record<ErrorCode, number> = {
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  INSUFFICIENT_CREDITS: 402,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  INVALID_STATE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  PAYMENT_PROVIDER_ERROR: 502,
+  INTERNAL: 500,
+};
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly issues: Issue[];
+
+  constructor(code: ErrorCode, message: string, issues: Issue[] = []) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = statusOf[code];
+    this.issues = issues;
+  }
+}
+
+export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`);
+export const forbidden = (message: string) => new ApiError('FORBIDDEN', message);
+export const conflict = (message: string) => new ApiError('CONFLICT', message);
+export const unauthenticated = (message: string) => new ApiError('UNAUTHENTICATED', message);
+export const validationFailed = (path: string, message: string) =>
+  new ApiError('VALIDATION_FAILED', `${path}: ${message}`, [{ path, message }]);
+
+/** The envelope every error response carries. */
+export function envelope(code: ErrorCode, message: string, issues: Issue[] = []) {
+  return { error: { code, message, issues } };
+}

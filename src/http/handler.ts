@@ -1,0 +1,26 @@
+// Handlers are typed by operationId from the generated spec types.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { operations } from '../generated/api.d.ts';
+
+export type OperationId = keyof operations;
+
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+type BodyOf<O> = O extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : O extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : undefined;
+type PartOf<O, P extends string> = O extends { parameters: infer Ps } ? (Ps extends Record<P, infer X> ? (X extends undefined ? unknown : NonNullable<X>) : unknown) : unknown;
+
+export type RequestOf<K extends OperationId> = FastifyRequest<{
+  Body: BodyOf<operations[K]>;
+  Params: PartOf<operations[K], 'path'>;
+  Querystring: PartOf<operations[K], 'query'>;
+}>;
+
+type SuccessBody<O> = O extends { responses: infer R }
+  ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonContent<R[S]> : never }[keyof R]
+  : never;
+
+export type ResponseOf<K extends OperationId> = SuccessBody<operations[K]>;
+
+/** A handler returns the success body (200), or the reply after setting another status. */
+export type Handler<K extends OperationId> = (request: RequestOf<K>, reply: FastifyReply) => Promise<ResponseOf<K> | FastifyReply>;
+
+export type Handlers<K extends OperationId> = { [P in K]: Handler<P> };

@@ -1,0 +1,42 @@
+// Starts everything a server process needs, in order, and stops it in reverse.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import type { Config } from './config.ts';
+import { migrate, openDatabase, type Database } from '../db/client.ts';
+import { getOrCreateSetting } from '../db/repositories/settings.ts';
+import { buildApp } from './app.ts';
+import { startJobs, type JobSystem } from '../jobs/boss.ts';
+import { allJobs } from '../jobs/index.ts';
+
+export interface Runtime {
+  app: FastifyInstance;
+  database: Database;
+  jobs: JobSystem;
+  /** Stops pg-boss, then closes the server and the database. */
+  close(): Promise<void>;
+}
+
+export async function startRuntime(config: Config, options: { logger?: boolean | object; database?: Database } = {}): Promise<Runtime> {
+  const log = pino({ level: options.logger === false ? 'silent' : config.logLevel });
+  const database = options.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(database);
+  const sessionSecret = config.sessionSecret
+    ?? await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url'));
+  const jobContext = { config, db: database.db, log };
+  const jobs = await startJobs(database, log, allJobs(jobContext));
+  const app = await buildApp({ config, database, db: database.db, jobs, sessionSecret, logger: options.logger });
+  let closed = false;
+  return {
+    app,
+    database,
+    jobs,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close(); // stops accepting, lets in-flight requests finish
+      await jobs.stop();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// main: `npm start`. Serves on PORT/HOST with PGlite under DATA_DIR, or DATABASE_URL.
+import closeWithGrace from 'close-with-grace';
+import { loadConfig } from './config.ts';
+import { startRuntime } from './runtime.ts';
+
+const config = loadConfig();
+const runtime = await startRuntime(config);
+const { app } = runtime;
+
+// SIGTERM/SIGINT: stop accepting, finish in-flight requests, stop pg-boss, close the database.
+closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
+  if (err) app.log.error({ err }, 'shutting down after an error');
+  else app.log.info({ signal }, 'shutting down');
+  await runtime.close();
+});
+
+await app.listen({ port: config.port, host: config.host });
+app.log.info(
+  { database: runtime.database.kind, docs: `${config.publicUrl}/docs` },
+  `gigmarket listening on ${config.publicUrl}`,
+);

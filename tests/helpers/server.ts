@@ -1,0 +1,81 @@
+// A real server on a real database for each test file: PGlite in memory, or, when DATABASE_URL is
+// set, a fresh database on that Postgres server (dropped afterwards). Requests go over HTTP.
+import { randomBytes } from 'node:crypto';
+import createClient from 'openapi-fetch';
+import postgres from 'postgres';
+import type { paths } from '../../src/generated/api.d.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase } from '../../db/client.ts';
+import { startRuntime, type Runtime } from '../../src/runtime.ts';
+import { createUserWithKey } from '../../src/accounts.ts';
+import { specValidation } from './spec-validator.ts';
+
+export type ApiClient = ReturnType<typeof createClient<paths>>;
+
+export interface TestServer {
+  url: string;
+  runtime: Runtime;
+  config: Config;
+  /** The database the server uses, for asserting state after a request. */
+  db: Runtime['database']['db'];
+  /** A client with no credentials. */
+  anonymous: ApiClient;
+  /** A client that sends this API key (as a Bearer token, or as x-api-key). */
+  client(apiKey: string, header?: 'bearer' | 'x-api-key'): ApiClient;
+  /** A new user with an API key, made the way the operator CLI makes them. */
+  user(name?: string): Promise<{ userId: string; apiKey: string; apiKeyId: string; api: ApiClient }>;
+  close(): Promise<void>;
+}
+
+async function freshServerDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `gm_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const a = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+      await a.end();
+    },
+  };
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const serverDb = process.env.DATABASE_URL ? await freshServerDatabase(process.env.DATABASE_URL) : undefined;
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ...env, ...(serverDb ? { DATABASE_URL: serverDb.url } : {}) });
+  const database = await openDatabase({ databaseUrl: serverDb?.url, max: 5 });
+  const runtime = await startRuntime(config, { logger: false, database });
+  await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = runtime.app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  config.publicUrl = url;
+
+  const make = (headers: Record<string, string>) => {
+    const c = createClient<paths>({ baseUrl: url, headers });
+    c.use(specValidation);
+    return c;
+  };
+  const client = (apiKey: string, header: 'bearer' | 'x-api-key' = 'bearer') =>
+    make(header === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey });
+
+  return {
+    url,
+    runtime,
+    config,
+    db: database.db,
+    anonymous: make({}),
+    client,
+    async user(name = 'Test User') {
+      const created = await createUserWithKey(database.db, name);
+      return { ...created, api: client(created.apiKey) };
+    },
+    async close() {
+      await runtime.close();
+      await serverDb?.drop();
+    },
+  };
+}
