@@ -31,9 +31,9 @@ export async function touchApiKey(db: Executor, id: string): Promise<void> {
   await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, id));
 }
 
-export async function listApiKeys(db: Executor, userId: string, page: { limit: number; afterId?: string }) {
+export async function listApiKeys(db: Executor, userId: string, page: { limit: number; beforeId?: string }) {
   return db.select().from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), page.afterId ? lt(apiKeys.id, page.afterId) : undefined))
+    .where(and(eq(apiKeys.userId, userId), page.beforeId ? lt(apiKeys.id, page.beforeId) : undefined))
     .orderBy(desc(apiKeys.id))
     .limit(page.limit + 1);
 }

@@ -1,0 +1,36 @@
+// The outbox (DESIGN §6): a state change calls recordEvent with the same transaction it writes in.
+import { and, arrayContains, desc, eq } from 'drizzle-orm';
+import { events } from '../schema.ts';
+import type { Executor } from '../client.ts';
+import { newId } from '../../src/ids.ts';
+
+export type EventRow = typeof events.$inferSelect;
+
+export interface NewEvent {
+  /** `resource.action`, e.g. `gig.created`; listed under `webhooks:` in openapi.yaml. */
+  type: string;
+  resourceType: string;
+  resourceId: string;
+  actorUserId: string | null;
+  /** The users this event concerns (parties, owners). */
+  audienceUserIds: string[];
+  /** The resource as the API shows it after the change. */
+  data: unknown;
+}
+
+export async function recordEvent(tx: Executor, event: NewEvent): Promise<EventRow> {
+  const [row] = await tx.insert(events).values({ id: newId(), ...event, audienceUserIds: [...new Set(event.audienceUserIds)] }).returning();
+  return row!;
+}
+
+/** Events about one resource, oldest first (for tests and, later, an events API). */
+export async function eventsForResource(db: Executor, resourceType: string, resourceId: string): Promise<EventRow[]> {
+  return db.select().from(events)
+    .where(and(eq(events.resourceType, resourceType), eq(events.resourceId, resourceId)))
+    .orderBy(events.id);
+}
+
+/** The latest events a user is in the audience of. */
+export async function eventsForUser(db: Executor, userId: string, limit = 50): Promise<EventRow[]> {
+  return db.select().from(events).where(arrayContains(events.audienceUserIds, [userId])).orderBy(desc(events.id)).limit(limit);
+}
