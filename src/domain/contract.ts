@@ -1,0 +1,24 @@
+// The contract lifecycle of DESIGN §5, as data. Handlers and jobs apply it through `transition`.
+import type { TransitionTable } from './state-machine.ts';
+
+export const CONTRACT_STATUSES = [
+  'pending_owner_approval', 'pending_freelancer_kyc', 'active', 'completed', 'disputed', 'cancelled', 'expired', 'negotiation',
+] as const;
+export type ContractStatus = typeof CONTRACT_STATUSES[number];
+
+export type ContractAction = 'approve' | 'complete_approval' | 'expire' | 'verify_worker' | 'revise' | 'reagree' | 'complete' | 'cancel';
+
+export const contractTransitions: TransitionTable<ContractStatus, ContractAction> = [
+  // The first approval leaves the status as it is; the second moves it on.
+  { action: 'approve', from: ['pending_owner_approval'], to: 'pending_owner_approval', event: 'contract.approved' },
+  { action: 'complete_approval', from: ['pending_owner_approval'], to: 'pending_freelancer_kyc', event: 'contract.pending_freelancer_kyc' },
+  { action: 'expire', from: ['pending_owner_approval'], to: 'expired', event: 'contract.expired' },
+  { action: 'verify_worker', from: ['pending_freelancer_kyc'], to: 'active', event: 'contract.active' },
+  { action: 'revise', from: ['pending_owner_approval', 'pending_freelancer_kyc'], to: 'negotiation', event: 'contract.revised' },
+  { action: 'reagree', from: ['negotiation'], to: 'pending_owner_approval', event: 'contract.updated' },
+  { action: 'complete', from: ['active'], to: 'completed', event: 'contract.completed' },
+  { action: 'cancel', from: ['pending_owner_approval', 'pending_freelancer_kyc', 'negotiation'], to: 'cancelled', event: 'contract.cancelled' },
+];
+
+/** Statuses in which a milestone can still be changed by a revise (nothing binding happened). */
+export const REVISABLE: readonly ContractStatus[] = ['pending_owner_approval', 'pending_freelancer_kyc'];

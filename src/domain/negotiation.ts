@@ -1,0 +1,17 @@
+// Negotiations (DESIGN §5): rounds alternate between the parties until the one who did not
+// propose the latest round agrees to it.
+import type { TransitionTable } from './state-machine.ts';
+
+export type NegotiationStatus = 'open' | 'agreed' | 'cancelled';
+export type NegotiationAction = 'propose' | 'agree' | 'cancel' | 'reopen';
+export type PartyRole = 'client' | 'worker';
+
+export const negotiationTransitions: TransitionTable<NegotiationStatus, NegotiationAction> = [
+  { action: 'propose', from: ['open'], to: 'open', event: 'negotiation.round_created' },
+  { action: 'agree', from: ['open'], to: 'agreed', event: 'negotiation.agreed' },
+  { action: 'cancel', from: ['open'], to: 'cancelled', event: 'negotiation.cancelled' },
+  // A contract revise sends the negotiation back to open.
+  { action: 'reopen', from: ['agreed'], to: 'open', event: 'negotiation.reopened' },
+];
+
+export const otherRole = (role: PartyRole): PartyRole => (role === 'client' ? 'worker' : 'client');
