@@ -106,5 +106,5 @@ CREATE UNIQUE INDEX "negotiation_rounds_number_key" ON "negotiation_rounds" USIN
 CREATE UNIQUE INDEX "payment_accounts_account_id_key" ON "payment_accounts" USING btree ("provider","account_id");--> statement-breakpoint
 CREATE INDEX "negotiations_client_idx" ON "negotiations" USING btree ("client_user_id","id");--> statement-breakpoint
 CREATE INDEX "negotiations_worker_idx" ON "negotiations" USING btree ("worker_user_id","id");--> statement-breakpoint
-CREATE UNIQUE INDEX "negotiations_live_key" ON "negotiations" USING btree ("gig_id","worker_user_id") WHERE status <> 'cancelled';--> statement-breakpoint
+CREATE UNIQUE INDEX "negotiations_open_key" ON "negotiations" USING btree ("gig_id","worker_user_id") WHERE status = 'open';--> statement-breakpoint
 ALTER TABLE "negotiations" ADD CONSTRAINT "negotiations_status_check" CHECK ("negotiations"."status" in ('open', 'agreed', 'cancelled'));

@@ -25,8 +25,8 @@ export const negotiations = pgTable('negotiations', {
   index('negotiations_gig_idx').on(t.gigId),
   index('negotiations_client_idx').on(t.clientUserId, t.id),
   index('negotiations_worker_idx').on(t.workerUserId, t.id),
-  // One live negotiation per (gig, worker); a cancelled one may be followed by a new one.
-  uniqueIndex('negotiations_live_key').on(t.gigId, t.workerUserId).where(sql`status <> 'cancelled'`),
+  // One open negotiation per (gig, worker); once agreed or cancelled, a new one may start.
+  uniqueIndex('negotiations_open_key').on(t.gigId, t.workerUserId).where(sql`status = 'open'`),
   check('negotiations_status_check', sql`${t.status} in ('open', 'agreed', 'cancelled')`),
 ]);
 

@@ -1,0 +1,86 @@
+// Contracts and their milestones. Reads take the caller's id: a contract is visible to its
+// two parties only.
+import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { contracts, milestones } from '../schema.ts';
+import type { Executor } from '../client.ts';
+import { newId } from '../../src/ids.ts';
+
+export type ContractRow = typeof contracts.$inferSelect;
+export type MilestoneRow = typeof milestones.$inferSelect;
+
+const isParty = (userId: string) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
+
+export async function getContractForParty(db: Executor, userId: string, id: string): Promise<ContractRow | undefined> {
+  const [row] = await db.select().from(contracts).where(and(eq(contracts.id, id), isParty(userId))).limit(1);
+  return row;
+}
+
+/** Locked for the rest of the transaction: approvals, revises, expiry and funding queue up on it. */
+export async function lockContractForParty(tx: Executor, userId: string, id: string): Promise<ContractRow | undefined> {
+  const [row] = await tx.select().from(contracts).where(and(eq(contracts.id, id), isParty(userId))).limit(1).for('update');
+  return row;
+}
+
+export async function lockContract(tx: Executor, id: string): Promise<ContractRow | undefined> {
+  const [row] = await tx.select().from(contracts).where(eq(contracts.id, id)).limit(1).for('update');
+  return row;
+}
+
+export async function getContractByNegotiation(db: Executor, negotiationId: string): Promise<ContractRow | undefined> {
+  const [row] = await db.select().from(contracts).where(eq(contracts.negotiationId, negotiationId)).limit(1);
+  return row;
+}
+
+export async function listContractsForParty(db: Executor, userId: string, filter: { status?: string; limit: number; beforeId?: string }) {
+  return db.select().from(contracts).where(and(
+    isParty(userId),
+    filter.status ? eq(contracts.status, filter.status) : undefined,
+    filter.beforeId ? lt(contracts.id, filter.beforeId) : undefined,
+  )).orderBy(desc(contracts.id)).limit(filter.limit + 1);
+}
+
+export async function insertContract(tx: Executor, values: Omit<typeof contracts.$inferInsert, 'id'>) {
+  const [row] = await tx.insert(contracts).values({ id: newId(), ...values }).returning();
+  return row!;
+}
+
+export async function updateContract(tx: Executor, id: string, patch: Partial<typeof contracts.$inferInsert>) {
+  const [row] = await tx.update(contracts).set({ ...patch, updatedAt: new Date() }).where(eq(contracts.id, id)).returning();
+  return row!;
+}
+
+/** Contracts waiting for approval past their deadline, locked and skipped by other workers. */
+export async function lockOverdueApprovals(tx: Executor, now: Date, limit: number): Promise<ContractRow[]> {
+  return tx.select().from(contracts)
+    .where(and(eq(contracts.status, 'pending_owner_approval'), lt(contracts.approvalDeadline, now)))
+    .orderBy(asc(contracts.approvalDeadline)).limit(limit).for('update', { skipLocked: true });
+}
+
+export async function listMilestones(db: Executor, contractIds: string[]): Promise<MilestoneRow[]> {
+  if (contractIds.length === 0) return [];
+  return db.select().from(milestones).where(sql`${milestones.contractId} in ${contractIds}`)
+    .orderBy(asc(milestones.contractId), asc(milestones.position));
+}
+
+export async function replaceMilestones(tx: Executor, contractId: string, currency: string, items: { title: string; amount_cents: number; due_date: string | null }[]) {
+  await tx.delete(milestones).where(eq(milestones.contractId, contractId));
+  if (items.length === 0) return [];
+  return tx.insert(milestones).values(items.map((m, i) => ({
+    id: newId(), contractId, position: i + 1, title: m.title, amountCents: m.amount_cents, currency, dueDate: m.due_date, status: 'pending',
+  }))).returning();
+}
+
+export async function lockMilestone(tx: Executor, contractId: string, milestoneId: string): Promise<MilestoneRow | undefined> {
+  const [row] = await tx.select().from(milestones).where(and(eq(milestones.id, milestoneId), eq(milestones.contractId, contractId))).limit(1).for('update');
+  return row;
+}
+
+export async function lockMilestoneByPayment(tx: Executor, paymentId: string): Promise<MilestoneRow | undefined> {
+  const [row] = await tx.select().from(milestones).where(eq(milestones.paymentId, paymentId)).limit(1).for('update');
+  return row;
+}
+
+export async function updateMilestone(tx: Executor, id: string, patch: Partial<typeof milestones.$inferInsert>) {
+  const [row] = await tx.update(milestones).set({ ...patch, updatedAt: new Date() }).where(eq(milestones.id, id)).returning();
+  return row!;
+}

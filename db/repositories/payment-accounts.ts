@@ -1,0 +1,36 @@
+// Workers' accounts at the payment provider, and provider events already handled.
+import { and, eq, sql } from 'drizzle-orm';
+import { paymentAccounts, providerEvents } from '../schema.ts';
+import type { Executor } from '../client.ts';
+
+export type PaymentAccountRow = typeof paymentAccounts.$inferSelect;
+
+export async function getPaymentAccount(db: Executor, userId: string, provider: string): Promise<PaymentAccountRow | undefined> {
+  const [row] = await db.select().from(paymentAccounts).where(and(eq(paymentAccounts.userId, userId), eq(paymentAccounts.provider, provider))).limit(1);
+  return row;
+}
+
+export async function findPaymentAccountByAccountId(db: Executor, provider: string, accountId: string): Promise<PaymentAccountRow | undefined> {
+  const [row] = await db.select().from(paymentAccounts).where(and(eq(paymentAccounts.provider, provider), eq(paymentAccounts.accountId, accountId))).limit(1);
+  return row;
+}
+
+/** Records the account (the provider call is idempotent per user, so concurrent callers agree). */
+export async function savePaymentAccount(db: Executor, userId: string, provider: string, accountId: string): Promise<PaymentAccountRow> {
+  await db.insert(paymentAccounts).values({ userId, provider, accountId }).onConflictDoNothing();
+  return (await getPaymentAccount(db, userId, provider))!;
+}
+
+/** Marks the account verified; returns true only for the call that changed it. */
+export async function markAccountVerified(tx: Executor, provider: string, accountId: string): Promise<PaymentAccountRow | undefined> {
+  const [row] = await tx.update(paymentAccounts).set({ verifiedAt: sql`now()`, updatedAt: new Date() })
+    .where(and(eq(paymentAccounts.provider, provider), eq(paymentAccounts.accountId, accountId), sql`${paymentAccounts.verifiedAt} is null`))
+    .returning();
+  return row;
+}
+
+/** True the first time this provider event is seen; false for a redelivery. */
+export async function firstDelivery(tx: Executor, provider: string, eventId: string, type: string): Promise<boolean> {
+  const rows = await tx.insert(providerEvents).values({ provider, eventId, type }).onConflictDoNothing().returning({ id: providerEvents.eventId });
+  return rows.length > 0;
+}
