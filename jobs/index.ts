@@ -4,13 +4,17 @@ import type { Config } from '../src/config.ts';
 import type { Db } from '../db/client.ts';
 import type { JobDefinition } from './boss.ts';
 import { housekeepingJob } from './housekeeping.ts';
+import { contractExpiryJob } from './contract-expiry.ts';
+import { payoutJob } from './payouts.ts';
+import type { PaymentProvider } from '../src/payments/index.ts';
 
 export interface JobContext {
   config: Config;
   db: Db;
   log: FastifyBaseLogger;
+  payments: PaymentProvider;
 }
 
 export function allJobs(ctx: JobContext): JobDefinition<any>[] {
-  return [housekeepingJob(ctx)];
+  return [housekeepingJob(ctx), contractExpiryJob(ctx), payoutJob(ctx)];
 }

@@ -19,6 +19,69 @@ export interface Config {
   } | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+  payments: PaymentsConfig;
+  /** CONTRACT_APPROVAL_TTL: how long both owners have to approve a contract. */
+  contractApprovalTtlMs: number;
+  /** PAYOUT_DAY_SECONDS: one day of payout_delay_days, in seconds (shorten it for a demo). */
+  payoutDaySeconds: number;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `48h`, `30m`, `90s`, `2d`, `500ms`, or a plain number of seconds. */
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+  const raw = env[name] || fallback;
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim());
+  if (!match) throw new Error(`${name} must be a duration like 48h, 30m or 90s, got "${raw}"`);
+  return Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!;
+}
+
+/** stripe when STRIPE_SECRET_KEY is set, else the local sandbox (DESIGN §7). */
+export interface PaymentsConfig {
+  provider: 'stripe' | 'sandbox';
+  stripe: StripeSettings | undefined;
+}
+
+export interface StripeSettings {
+  secretKey: string;
+  /** STRIPE_WEBHOOK_SECRET, comma-separated: the platform endpoint's and the Connect endpoint's secrets differ. */
+  webhookSecrets: string[];
+  /** From STRIPE_API_BASE (e.g. a local fake); undefined means api.stripe.com. */
+  api: { host: string; port: number; protocol: 'http' | 'https' } | undefined;
+  timeoutMs: number;
+  maxNetworkRetries: number;
+}
+
+function stripeApiBase(raw: string | undefined): StripeSettings['api'] {
+  if (!raw) return undefined;
+  let url: URL;
+  try { url = new URL(raw); } catch { throw new Error(`STRIPE_API_BASE must be a URL, got "${raw}"`); }
+  const protocol = url.protocol.slice(0, -1);
+  if ((protocol !== 'http' && protocol !== 'https') || (url.pathname !== '/' && url.pathname !== '')) {
+    throw new Error(`STRIPE_API_BASE must be http(s)://host[:port] without a path, got "${raw}"`);
+  }
+  return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol };
+}
+
+function payments(env: NodeJS.ProcessEnv): PaymentsConfig {
+  const secretKey = env.STRIPE_SECRET_KEY;
+  const webhookSecrets = (env.STRIPE_WEBHOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (!secretKey) {
+    // A webhook secret without a key means a half-configured Stripe: refuse rather than run the sandbox.
+    if (webhookSecrets.length) throw new Error('STRIPE_WEBHOOK_SECRET is set but STRIPE_SECRET_KEY is not');
+    return { provider: 'sandbox', stripe: undefined };
+  }
+  if (!webhookSecrets.length) throw new Error('STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set');
+  return {
+    provider: 'stripe',
+    stripe: {
+      secretKey,
+      webhookSecrets,
+      api: stripeApiBase(env.STRIPE_API_BASE),
+      timeoutMs: int(env, 'STRIPE_TIMEOUT_MS', 10_000),
+      maxNetworkRetries: int(env, 'STRIPE_MAX_NETWORK_RETRIES', 1),
+    },
+  };
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -57,6 +120,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     logLevel: env.LOG_LEVEL || 'info',
+    payments: payments(env),
+    contractApprovalTtlMs: duration(env, 'CONTRACT_APPROVAL_TTL', '48h'),
+    payoutDaySeconds: int(env, 'PAYOUT_DAY_SECONDS', 86_400),
   };
 }
 

@@ -3,12 +3,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { JobSystem } from '../jobs/boss.ts';
+import type { AnyPaymentProvider } from './payments/index.ts';
 
 export interface AppContext {
   config: Config;
   database: Database;
   db: Db;
   jobs: JobSystem;
+  payments: AnyPaymentProvider;
   log: FastifyBaseLogger;
   /** The secret that signs session cookies (SESSION_SECRET, else generated once and shared via the database). */
   sessionSecret: string;

@@ -87,6 +87,7 @@ ALTER TABLE "negotiations" ADD COLUMN "client_contact_shared_at" timestamp with 
 ALTER TABLE "negotiations" ADD COLUMN "worker_contact_shared_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "negotiations" ADD COLUMN "agreed_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "negotiations" ADD COLUMN "cancelled_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "users" ADD COLUMN "contact_details" text;--> statement-breakpoint
 ALTER TABLE "contracts" ADD CONSTRAINT "contracts_negotiation_id_negotiations_id_fk" FOREIGN KEY ("negotiation_id") REFERENCES "public"."negotiations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contracts" ADD CONSTRAINT "contracts_gig_id_gigs_id_fk" FOREIGN KEY ("gig_id") REFERENCES "public"."gigs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contracts" ADD CONSTRAINT "contracts_client_user_id_users_id_fk" FOREIGN KEY ("client_user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

@@ -84,3 +84,18 @@ export async function updateMilestone(tx: Executor, id: string, patch: Partial<t
   const [row] = await tx.update(milestones).set({ ...patch, updatedAt: new Date() }).where(eq(milestones.id, id)).returning();
   return row!;
 }
+
+/** The worker's contracts waiting for their KYC, locked. */
+export async function lockWaitingForKyc(tx: Executor, workerUserId: string): Promise<ContractRow[]> {
+  return tx.select().from(contracts)
+    .where(and(eq(contracts.workerUserId, workerUserId), eq(contracts.status, 'pending_freelancer_kyc')))
+    .orderBy(asc(contracts.id)).for('update');
+}
+
+/** For jobs, which act for no caller: by id alone. */
+export async function getMilestoneWithContract(db: Executor, milestoneId: string): Promise<{ milestone: MilestoneRow; contract: ContractRow } | undefined> {
+  const [row] = await db.select({ milestone: milestones, contract: contracts }).from(milestones)
+    .innerJoin(contracts, eq(contracts.id, milestones.contractId))
+    .where(eq(milestones.id, milestoneId)).limit(1);
+  return row;
+}

@@ -1,7 +1,7 @@
 // Negotiations and their rounds. Reads take the caller's id: a negotiation is visible to its
 // two parties only.
 import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
-import { negotiationRounds, negotiations, type ProposedMilestone } from '../schema.ts';
+import { applications, gigs, negotiationRounds, negotiations, type ProposedMilestone } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import { newId } from '../../src/ids.ts';
 import type { PartyRole } from '../../src/domain/negotiation.ts';
@@ -80,4 +80,18 @@ export async function latestRound(db: Executor, negotiationId: string): Promise<
   const [row] = await db.select().from(negotiationRounds).where(eq(negotiationRounds.negotiationId, negotiationId))
     .orderBy(desc(negotiationRounds.number)).limit(1);
   return row;
+}
+
+/** The gig a negotiation is about (status and client), or undefined. */
+export async function getGigHeader(db: Executor, gigId: string) {
+  const [row] = await db.select({ id: gigs.id, clientUserId: gigs.clientUserId, status: gigs.status, currency: gigs.currency })
+    .from(gigs).where(eq(gigs.id, gigId)).limit(1);
+  return row;
+}
+
+/** The worker's application status on the gig, or undefined when there is none. */
+export async function applicationStatus(db: Executor, gigId: string, workerUserId: string): Promise<string | undefined> {
+  const [row] = await db.select({ status: applications.status }).from(applications)
+    .where(and(eq(applications.gigId, gigId), eq(applications.workerUserId, workerUserId))).limit(1);
+  return row?.status;
 }

@@ -19,6 +19,8 @@ export const users = pgTable('users', {
   bio: text('bio').notNull().default(''),
   skills: text('skills').array().notNull().default(sql`'{}'::text[]`),
   portfolioWebsiteUrl: text('portfolio_website_url'),
+  /** Private: shown to a negotiation counterpart only after this user shares it. */
+  contactDetails: text('contact_details'),
   resumeKey: text('resume_key'),
   githubId: bigint('github_id', { mode: 'number' }),
   githubLogin: text('github_login'),

@@ -1,0 +1,49 @@
+// Turning an agreed round into a contract: created the first time, updated after a revise.
+import type { Executor } from '../../db/client.ts';
+import * as contractsRepo from '../../db/repositories/contracts.ts';
+import type { NegotiationRow, RoundRow } from '../../db/repositories/negotiations.ts';
+import { recordEvent } from '../../db/repositories/events.ts';
+import { transition } from '../domain/state-machine.ts';
+import { contractTransitions } from '../domain/contract.ts';
+import { audience } from './parties.ts';
+
+/** When a round leaves payout_delay_days open, the contract uses this (within the 3..10 allowed). */
+export const DEFAULT_PAYOUT_DELAY_DAYS = 7;
+
+export async function createOrUpdateContractFromRound(tx: Executor, negotiation: NegotiationRow, round: RoundRow, actorUserId: string, approvalTtlMs: number) {
+  const terms = {
+    roundId: round.id,
+    rateCents: round.rateCents,
+    hoursPerWeek: round.hoursPerWeek,
+    startDate: round.startDate,
+    payoutDelayDays: round.payoutDelayDays ?? DEFAULT_PAYOUT_DELAY_DAYS,
+    currency: round.currency,
+    approvalDeadline: new Date(Date.now() + approvalTtlMs),
+    clientApprovedAt: null,
+    workerApprovedAt: null,
+  };
+  const existing = await contractsRepo.getContractByNegotiation(tx, negotiation.id);
+  let contract;
+  let eventType: string;
+  if (existing) {
+    const step = transition(contractTransitions, 'contract', existing.status as never, 'reagree');
+    contract = await contractsRepo.updateContract(tx, existing.id, { ...terms, status: step.to });
+    eventType = step.event;
+  } else {
+    contract = await contractsRepo.insertContract(tx, {
+      negotiationId: negotiation.id,
+      gigId: negotiation.gigId,
+      clientUserId: negotiation.clientUserId,
+      workerUserId: negotiation.workerUserId,
+      status: 'pending_owner_approval',
+      ...terms,
+    });
+    eventType = 'contract.created';
+  }
+  await contractsRepo.replaceMilestones(tx, contract.id, round.currency, round.milestones);
+  await recordEvent(tx, {
+    type: eventType, resourceType: 'contract', resourceId: contract.id, actorUserId,
+    audienceUserIds: audience(contract), data: { contract_id: contract.id, negotiation_id: negotiation.id, status: contract.status, approval_deadline: contract.approvalDeadline },
+  });
+  return contract;
+}

@@ -1,0 +1,196 @@
+// Contracts after agreement (DESIGN §5): both owners approve, the worker passes KYC, the contract
+// becomes active. Each move locks the contract row, so concurrent approvals, revises and the
+// expiry job have exactly one outcome, and writes its event in the same transaction.
+import type { Executor } from '../../db/client.ts';
+import * as contractsRepo from '../../db/repositories/contracts.ts';
+import type { ContractRow } from '../../db/repositories/contracts.ts';
+import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
+import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
+import { recordEvent } from '../../db/repositories/events.ts';
+import { ApiError, conflict, notFound } from '../errors.ts';
+import { transition } from '../domain/state-machine.ts';
+import { contractTransitions, type ContractAction } from '../domain/contract.ts';
+import { presentContract } from '../presenters/contracts.ts';
+import { audience, requireRole, roleOf } from './parties.ts';
+import type { LifecycleDeps } from './deps.ts';
+
+export function move(contract: ContractRow, action: ContractAction) {
+  return transition(contractTransitions, 'contract', contract.status as never, action);
+}
+
+/** Writes the contract event with the contract as the API shows it after the change. */
+export async function contractEvent(tx: Executor, type: string, contract: ContractRow, actorUserId: string | null) {
+  const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
+  await recordEvent(tx, { type, resourceType: 'contract', resourceId: contract.id, actorUserId, audienceUserIds: audience(contract), data: presentContract(contract, milestones) });
+}
+
+/** The worker's provider account, created on first need (idempotent at the provider). */
+async function ensureWorkerAccount(deps: LifecycleDeps, workerUserId: string) {
+  const existing = await accountsRepo.getPaymentAccount(deps.db, workerUserId, deps.payments.name);
+  if (existing) return existing;
+  const { accountId } = await deps.payments.createConnectedAccount({ userId: workerUserId });
+  return accountsRepo.savePaymentAccount(deps.db, workerUserId, deps.payments.name, accountId);
+}
+
+async function onboardingLink(deps: LifecycleDeps, accountId: string, contractId: string) {
+  const { url } = await deps.payments.createOnboardingLink({
+    accountId,
+    refreshUrl: `${deps.publicUrl}/connect/refresh?contract_id=${contractId}`,
+    returnUrl: `${deps.publicUrl}/connect/return?contract_id=${contractId}`,
+  });
+  return url;
+}
+
+/**
+ * An owner's approval (by session or key, counted the same). The second approval moves the
+ * contract to pending_freelancer_kyc — or straight on to active when the worker is already
+ * verified — and returns the onboarding link when the worker still has to pass KYC.
+ */
+export async function approve(deps: LifecycleDeps, callerId: string, contractId: string) {
+  const before = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
+  if (!before) throw notFound('contract');
+  const role = roleOf(before, callerId);
+  // Provider work happens before anything is written, so a provider failure changes nothing.
+  const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
+  let prepared: { accountId: string; verified: boolean; url: string | null } | undefined;
+  if (before.status === 'pending_owner_approval' && otherApproved) {
+    const account = await ensureWorkerAccount(deps, before.workerUserId);
+    const verified = account.verifiedAt !== null;
+    prepared = { accountId: account.accountId, verified, url: verified ? null : await onboardingLink(deps, account.accountId, before.id) };
+  }
+
+  const result = await deps.db.transaction(async (tx) => {
+    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
+    if (!contract) throw notFound('contract');
+    const step = move(contract, 'approve');
+    if (contract.approvalDeadline && contract.approvalDeadline.getTime() <= Date.now()) {
+      // Past the deadline: expire it here (the job may not have run yet) rather than approve it.
+      await expireLocked(tx, contract, new Date());
+      return { contract, final: false, expired: true };
+    }
+    if ((role === 'client' ? contract.clientApprovedAt : contract.workerApprovedAt) !== null) {
+      throw conflict(`you already approved this contract as its ${role}`);
+    }
+    let updated = await contractsRepo.updateContract(tx, contract.id, role === 'client' ? { clientApprovedAt: new Date() } : { workerApprovedAt: new Date() });
+    await contractEvent(tx, step.event, updated, callerId);
+    if (!updated.clientApprovedAt || !updated.workerApprovedAt) return { contract: updated, final: false, expired: false };
+    const kyc = move(updated, 'complete_approval');
+    updated = await contractsRepo.updateContract(tx, contract.id, { status: kyc.to });
+    await contractEvent(tx, kyc.event, updated, callerId);
+    const account = await accountsRepo.getPaymentAccount(tx, updated.workerUserId, deps.payments.name);
+    if (account?.verifiedAt) {
+      const active = move(updated, 'verify_worker');
+      updated = await contractsRepo.updateContract(tx, contract.id, { status: active.to, activatedAt: new Date() });
+      await contractEvent(tx, active.event, updated, null);
+    }
+    return { contract: updated, final: true, expired: false };
+  });
+  if (result.expired) throw new ApiError('INVALID_STATE', 'the approval deadline has passed: the contract is expired');
+
+  let connectUrl: string | null = null;
+  if (result.final && result.contract.status === 'pending_freelancer_kyc') {
+    // The other party approved between our read and our lock: make the link now.
+    connectUrl = prepared?.url ?? await linkAfterTheFact(deps, result.contract);
+  }
+  return { contract: result.contract, connectUrl };
+}
+
+/** Best effort: the approval stands; the worker can always fetch a link with GET connect-link. */
+async function linkAfterTheFact(deps: LifecycleDeps, contract: ContractRow): Promise<string | null> {
+  try {
+    const account = await ensureWorkerAccount(deps, contract.workerUserId);
+    return await onboardingLink(deps, account.accountId, contract.id);
+  } catch {
+    return null;
+  }
+}
+
+/** A party sends the contract back to negotiation with notes; approvals are cleared. */
+export async function revise(deps: LifecycleDeps, callerId: string, contractId: string, notes: string) {
+  return deps.db.transaction(async (tx) => {
+    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
+    if (!contract) throw notFound('contract');
+    const step = move(contract, 'revise');
+    const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
+    if (milestones.some((m) => m.status !== 'pending')) throw new ApiError('INVALID_STATE', 'a milestone of this contract is already funded; it cannot be revised');
+    const updated = await contractsRepo.updateContract(tx, contract.id, {
+      status: step.to, revisionNotes: notes, revisionCount: contract.revisionCount + 1,
+      clientApprovedAt: null, workerApprovedAt: null, approvalDeadline: null,
+    });
+    await contractEvent(tx, step.event, updated, callerId);
+    const negotiation = await negotiationsRepo.lockNegotiation(tx, contract.negotiationId);
+    const reopened = await negotiationsRepo.setNegotiationStatus(tx, negotiation!.id, 'open', { agreedAt: null });
+    await recordEvent(tx, { type: 'negotiation.reopened', resourceType: 'negotiation', resourceId: reopened.id, actorUserId: callerId, audienceUserIds: audience(reopened), data: { negotiation_id: reopened.id, contract_id: contract.id, notes } });
+    return updated;
+  });
+}
+
+/** A party cancels a contract that has not become binding; its negotiation ends with it. */
+export async function cancel(deps: LifecycleDeps, callerId: string, contractId: string) {
+  return deps.db.transaction(async (tx) => {
+    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
+    if (!contract) throw notFound('contract');
+    const step = move(contract, 'cancel');
+    const updated = await contractsRepo.updateContract(tx, contract.id, { status: step.to, cancelledAt: new Date() });
+    await contractEvent(tx, step.event, updated, callerId);
+    const negotiation = await negotiationsRepo.lockNegotiation(tx, contract.negotiationId);
+    if (negotiation && negotiation.status !== 'cancelled') {
+      const ended = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, 'cancelled', { cancelledAt: new Date() });
+      await recordEvent(tx, { type: 'negotiation.cancelled', resourceType: 'negotiation', resourceId: ended.id, actorUserId: callerId, audienceUserIds: audience(ended), data: { negotiation_id: ended.id, contract_id: contract.id } });
+    }
+    return updated;
+  });
+}
+
+/** The worker's onboarding link, only while the contract waits for their KYC. */
+export async function connectLink(deps: LifecycleDeps, callerId: string, contractId: string) {
+  const contract = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
+  if (!contract) throw notFound('contract');
+  requireRole(contract, callerId, 'worker', 'fetch the onboarding link');
+  if (contract.status !== 'pending_freelancer_kyc') {
+    throw new ApiError('INVALID_STATE', `the onboarding link is only available while the contract is pending_freelancer_kyc; it is ${contract.status}`);
+  }
+  const account = await ensureWorkerAccount(deps, contract.workerUserId);
+  return { url: await onboardingLink(deps, account.accountId, contract.id), accountId: account.accountId };
+}
+
+/**
+ * The provider says the worker's account is verified (a webhook, or the sandbox's onboarding
+ * page): every contract of theirs waiting for KYC becomes active. Safe to call repeatedly.
+ */
+export async function workerVerified(tx: Executor, provider: string, accountId: string): Promise<ContractRow[]> {
+  await accountsRepo.markAccountVerified(tx, provider, accountId);
+  const account = await accountsRepo.findPaymentAccountByAccountId(tx, provider, accountId);
+  if (!account) return [];
+  const waiting = await contractsRepo.lockWaitingForKyc(tx, account.userId);
+  const activated: ContractRow[] = [];
+  for (const contract of waiting) {
+    const step = move(contract, 'verify_worker');
+    const updated = await contractsRepo.updateContract(tx, contract.id, { status: step.to, activatedAt: new Date() });
+    await contractEvent(tx, step.event, updated, null);
+    activated.push(updated);
+  }
+  return activated;
+}
+
+async function expireLocked(tx: Executor, contract: ContractRow, now: Date) {
+  const step = move(contract, 'expire');
+  const updated = await contractsRepo.updateContract(tx, contract.id, { status: step.to, expiredAt: now });
+  await contractEvent(tx, step.event, updated, null);
+}
+
+/** The scheduled expiry: contracts past their approval deadline expire, each once. */
+export async function expireOverdue(deps: Pick<LifecycleDeps, 'db'>, now = new Date(), batch = 100): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await deps.db.transaction(async (tx) => {
+      // SKIP LOCKED: a contract being approved right now is left to that approval; if the approval
+      // wins, the contract is no longer pending; if it loses, the next run expires it.
+      const due = await contractsRepo.lockOverdueApprovals(tx, now, batch);
+      for (const contract of due) await expireLocked(tx, contract, now);
+      return due.length;
+    });
+    total += expired;
+    if (expired < batch) return total;
+  }
+}

@@ -1,0 +1,153 @@
+// Money (DESIGN §5, §7): the client funds a milestone (a payment at the provider), the provider
+// confirms it, the client releases it, and a delayed job pays the worker. Provider calls carry
+// idempotency keys derived from the milestone, and happen before our writes, so a repeat — also
+// a concurrent one — returns the same payment, and a provider failure changes nothing here.
+import { sql } from 'drizzle-orm';
+import { fromDrizzle } from 'pg-boss';
+import type { Executor } from '../../db/client.ts';
+import * as contractsRepo from '../../db/repositories/contracts.ts';
+import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.ts';
+import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
+import { recordEvent } from '../../db/repositories/events.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { transition } from '../domain/state-machine.ts';
+import { milestoneTransitions, type MilestoneAction } from '../domain/milestone.ts';
+import { presentMilestone } from '../presenters/contracts.ts';
+import { audience, requireRole } from './parties.ts';
+import { contractEvent, move as moveContract } from './contracts.ts';
+import type { LifecycleDeps } from './deps.ts';
+
+export const PAYOUT_QUEUE = 'milestone-payout';
+
+function move(milestone: MilestoneRow, action: MilestoneAction) {
+  return transition(milestoneTransitions, 'milestone', milestone.status as never, action);
+}
+
+async function milestoneEvent(tx: Executor, type: string, contract: ContractRow, milestone: MilestoneRow, actorUserId: string | null, extra: Record<string, unknown> = {}) {
+  await recordEvent(tx, { type, resourceType: 'milestone', resourceId: milestone.id, actorUserId, audienceUserIds: audience(contract), data: { ...presentMilestone(milestone), ...extra } });
+}
+
+async function clientContract(deps: LifecycleDeps, callerId: string, contractId: string, action: string) {
+  const contract = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
+  if (!contract) throw notFound('contract');
+  requireRole(contract, callerId, 'client', action);
+  if (contract.status !== 'active') throw new ApiError('INVALID_STATE', `cannot ${action} while the contract is ${contract.status}; it must be active`);
+  return contract;
+}
+
+export interface FundResult {
+  milestone: MilestoneRow;
+  clientSecret: string | null;
+  paymentId: string | null;
+}
+
+export async function fund(deps: LifecycleDeps, callerId: string, contractId: string, milestoneId: string): Promise<FundResult> {
+  const contract = await clientContract(deps, callerId, contractId, 'fund a milestone');
+  const [current] = (await contractsRepo.listMilestones(deps.db, [contract.id])).filter((m) => m.id === milestoneId);
+  if (!current) throw notFound('milestone');
+  // Already funded (or being funded): the same payment and secret again, never a second charge.
+  if (current.status !== 'pending') return { milestone: current, clientSecret: current.clientSecret, paymentId: current.paymentId };
+
+  const payment = current.amountCents === 0 ? null : await deps.payments.createPayment({
+    milestoneId: current.id,
+    amountCents: current.amountCents,
+    currency: current.currency,
+    description: `${current.title} (contract ${contract.id})`,
+    metadata: { contract_id: contract.id, milestone_id: current.id },
+  });
+
+  return deps.db.transaction(async (tx) => {
+    const milestone = await contractsRepo.lockMilestone(tx, contract.id, milestoneId);
+    if (!milestone) throw notFound('milestone');
+    if (milestone.status !== 'pending') {
+      // A concurrent fund got here first with the same (idempotent) payment.
+      return { milestone, clientSecret: milestone.clientSecret, paymentId: milestone.paymentId };
+    }
+    const step = move(milestone, payment ? 'fund' : 'fund_free');
+    const updated = await contractsRepo.updateMilestone(tx, milestone.id, payment
+      ? { status: step.to, paymentId: payment.paymentId, clientSecret: payment.clientSecret }
+      : { status: step.to, fundedAt: new Date() });
+    await milestoneEvent(tx, step.event, contract, updated, callerId);
+    return { milestone: updated, clientSecret: updated.clientSecret, paymentId: updated.paymentId };
+  });
+}
+
+/** The provider confirmed the payment: the milestone is funded. Repeats change nothing. */
+export async function paymentSucceeded(tx: Executor, input: { paymentId: string; amountCents: number; currency: string }) {
+  const milestone = await contractsRepo.lockMilestoneByPayment(tx, input.paymentId);
+  if (!milestone || milestone.status !== 'funding') return undefined;
+  if (milestone.amountCents !== input.amountCents || milestone.currency.toLowerCase() !== input.currency.toLowerCase()) {
+    throw new Error(`payment ${input.paymentId} does not match milestone ${milestone.id} (amount or currency)`);
+  }
+  const contract = await contractsRepo.lockContract(tx, milestone.contractId);
+  const step = move(milestone, 'confirm_payment');
+  const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, fundedAt: new Date() });
+  await milestoneEvent(tx, step.event, contract!, updated, null);
+  return updated;
+}
+
+/** A payment attempt failed; the PaymentIntent stays open for another attempt. */
+export async function paymentFailed(tx: Executor, input: { paymentId: string; reason: string }) {
+  const milestone = await contractsRepo.lockMilestoneByPayment(tx, input.paymentId);
+  if (!milestone || milestone.status !== 'funding') return undefined;
+  const contract = await contractsRepo.lockContract(tx, milestone.contractId);
+  const step = move(milestone, 'payment_failed');
+  await milestoneEvent(tx, step.event, contract!, milestone, null, { failure_reason: input.reason });
+  return milestone;
+}
+
+/**
+ * The client releases a funded milestone. The payout is scheduled payout_delay_days later by a
+ * pg-boss job enqueued in the same transaction; when every milestone is released the contract
+ * is completed.
+ */
+export async function release(deps: LifecycleDeps, callerId: string, contractId: string, milestoneId: string) {
+  await clientContract(deps, callerId, contractId, 'release a milestone');
+  return deps.db.transaction(async (tx) => {
+    const contract = await contractsRepo.lockContract(tx, contractId);
+    if (contract!.status !== 'active') throw new ApiError('INVALID_STATE', `cannot release a milestone while the contract is ${contract!.status}`);
+    const milestone = await contractsRepo.lockMilestone(tx, contractId, milestoneId);
+    if (!milestone) throw notFound('milestone');
+    const step = move(milestone, 'release');
+    const delaySeconds = contract!.payoutDelayDays * deps.payoutDaySeconds;
+    const payoutDueAt = new Date(Date.now() + delaySeconds * 1000);
+    const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, releasedAt: new Date(), payoutDueAt });
+    await milestoneEvent(tx, step.event, contract!, updated, callerId);
+    await deps.boss.send(PAYOUT_QUEUE, { milestone_id: milestone.id }, {
+      startAfter: payoutDueAt,
+      singletonKey: milestone.id,
+      db: fromDrizzle(tx as never, sql),
+    } as never);
+    let finalContract = contract!;
+    const all = await contractsRepo.listMilestones(tx, [contractId]);
+    if (all.every((m) => m.status === 'released' || m.status === 'paid')) {
+      const done = moveContract(contract!, 'complete');
+      finalContract = await contractsRepo.updateContract(tx, contractId, { status: done.to, completedAt: new Date() });
+      await contractEvent(tx, done.event, finalContract, callerId);
+    }
+    return { milestone: updated, contract: finalContract };
+  });
+}
+
+/** The payout job: transfer to the worker's account, then mark the milestone paid. Idempotent. */
+export async function payout(deps: Pick<LifecycleDeps, 'db' | 'payments'>, milestoneId: string): Promise<void> {
+  const found = await contractsRepo.getMilestoneWithContract(deps.db, milestoneId);
+  if (!found || found.milestone.status !== 'released') return; // already paid
+  const { milestone, contract } = found;
+  let transferId: string | null = null;
+  if (milestone.amountCents > 0) {
+    const account = await accountsRepo.getPaymentAccount(deps.db, contract.workerUserId, deps.payments.name);
+    if (!account) throw new Error(`worker ${contract.workerUserId} has no ${deps.payments.name} account for payout of milestone ${milestone.id}`);
+    ({ transferId } = await deps.payments.createTransfer({
+      milestoneId: milestone.id, amountCents: milestone.amountCents, currency: milestone.currency,
+      destinationAccountId: account.accountId, paymentId: milestone.paymentId ?? undefined,
+    }));
+  }
+  await deps.db.transaction(async (tx) => {
+    const locked = await contractsRepo.lockMilestone(tx, contract.id, milestone.id);
+    if (!locked || locked.status !== 'released') return;
+    const step = move(locked, 'pay');
+    const updated = await contractsRepo.updateMilestone(tx, locked.id, { status: step.to, transferId, paidAt: new Date() });
+    await milestoneEvent(tx, step.event, contract, updated, null);
+  });
+}

@@ -1,0 +1,128 @@
+// Negotiations (DESIGN §5): the gig's client starts one with a shortlisted worker; rounds
+// alternate; the party who did not propose the latest round agrees, which creates the contract
+// (or, after a revise, updates it) in pending_owner_approval. Every change writes its event.
+import type { Db, Executor } from '../../db/client.ts';
+import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
+import type { NegotiationRow, RoundTerms } from '../../db/repositories/negotiations.ts';
+import { recordEvent } from '../../db/repositories/events.ts';
+import { ApiError, conflict, forbidden, notFound } from '../errors.ts';
+import { transition } from '../domain/state-machine.ts';
+import { negotiationTransitions, type NegotiationAction } from '../domain/negotiation.ts';
+import { audience, roleOf } from './parties.ts';
+import { chargeForContactShare } from './credits.ts';
+import { createOrUpdateContractFromRound } from './contract-terms.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+
+export interface StartInput {
+  gigId: string;
+  workerUserId: string;
+  /** The first round, for POST /api/negotiate. */
+  firstRound?: Omit<RoundTerms, 'currency'> & { currency?: string };
+}
+
+async function event(tx: Executor, type: string, negotiation: NegotiationRow, actorUserId: string, data: unknown) {
+  await recordEvent(tx, { type, resourceType: 'negotiation', resourceId: negotiation.id, actorUserId, audienceUserIds: audience(negotiation), data });
+}
+
+function move(negotiation: NegotiationRow, action: NegotiationAction) {
+  return transition(negotiationTransitions, 'negotiation', negotiation.status as never, action);
+}
+
+export async function startNegotiation(db: Db, callerId: string, input: StartInput): Promise<NegotiationRow> {
+  try {
+    return await db.transaction(async (tx) => {
+      const gig = await negotiationsRepo.getGigHeader(tx, input.gigId);
+      // A gig the caller does not own is not theirs to negotiate on; draft gigs of others stay hidden.
+      if (!gig || (gig.clientUserId !== callerId && gig.status === 'draft')) throw notFound('gig');
+      if (gig.clientUserId !== callerId) throw forbidden("only the gig's client can start a negotiation");
+      if (input.workerUserId === callerId) throw forbidden('you cannot negotiate with yourself');
+      if (gig.status !== 'open' && gig.status !== 'paused') {
+        throw new ApiError('INVALID_STATE', `cannot negotiate on a gig that is ${gig.status}`);
+      }
+      const application = await negotiationsRepo.applicationStatus(tx, gig.id, input.workerUserId);
+      if (application !== 'shortlisted') {
+        throw new ApiError('INVALID_STATE', `the worker must be shortlisted for this gig (their application is ${application ?? 'absent'})`);
+      }
+      const negotiation = await negotiationsRepo.insertNegotiation(tx, { gigId: gig.id, clientUserId: callerId, workerUserId: input.workerUserId });
+      await event(tx, 'negotiation.created', negotiation, callerId, { negotiation_id: negotiation.id, gig_id: gig.id });
+      if (input.firstRound) {
+        const terms = { ...input.firstRound, currency: input.firstRound.currency ?? gig.currency };
+        const round = await negotiationsRepo.insertRound(tx, negotiation.id, 1, { userId: callerId, role: 'client' }, terms);
+        await event(tx, 'negotiation.round_created', negotiation, callerId, { negotiation_id: negotiation.id, round_id: round.id, number: 1 });
+      }
+      return negotiation;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'negotiations_open_key')) {
+      throw conflict('an open negotiation between this client and worker on this gig already exists');
+    }
+    throw err;
+  }
+}
+
+export async function proposeRound(db: Db, callerId: string, negotiationId: string, terms: Omit<RoundTerms, 'currency'> & { currency?: string }) {
+  return db.transaction(async (tx) => {
+    const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
+    if (!negotiation) throw notFound('negotiation');
+    move(negotiation, 'propose');
+    const role = roleOf(negotiation, callerId);
+    const latest = await negotiationsRepo.latestRound(tx, negotiation.id);
+    if (latest && latest.proposerRole === role) {
+      throw new ApiError('INVALID_STATE', `round ${latest.number} is yours; the ${role === 'client' ? 'worker' : 'client'} answers next`);
+    }
+    const gig = await negotiationsRepo.getGigHeader(tx, negotiation.gigId);
+    const number = (latest?.number ?? 0) + 1;
+    const round = await negotiationsRepo.insertRound(tx, negotiation.id, number, { userId: callerId, role }, { ...terms, currency: terms.currency ?? latest?.currency ?? gig!.currency });
+    const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, 'open');
+    await event(tx, 'negotiation.round_created', updated, callerId, { negotiation_id: negotiation.id, round_id: round.id, number });
+    return { negotiation: updated, round };
+  });
+}
+
+export async function agree(db: Db, callerId: string, negotiationId: string, approvalTtlMs: number) {
+  return db.transaction(async (tx) => {
+    const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
+    if (!negotiation) throw notFound('negotiation');
+    const step = move(negotiation, 'agree');
+    const role = roleOf(negotiation, callerId);
+    const latest = await negotiationsRepo.latestRound(tx, negotiation.id);
+    if (!latest) throw new ApiError('INVALID_STATE', 'no terms have been proposed yet: propose a round first');
+    if (latest.proposerRole === role) {
+      throw new ApiError('INVALID_STATE', `you proposed round ${latest.number}; the ${role === 'client' ? 'worker' : 'client'} must agree to it`);
+    }
+    if (latest.milestones.length === 0) {
+      throw new ApiError('INVALID_STATE', `round ${latest.number} has no milestones; propose a round with at least one milestone`);
+    }
+    const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, step.to, { agreedAt: new Date() });
+    await event(tx, step.event, updated, callerId, { negotiation_id: negotiation.id, round_id: latest.id, number: latest.number });
+    const contract = await createOrUpdateContractFromRound(tx, updated, latest, callerId, approvalTtlMs);
+    return { negotiation: updated, contract };
+  });
+}
+
+export async function cancelNegotiation(db: Db, callerId: string, negotiationId: string) {
+  return db.transaction(async (tx) => {
+    const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
+    if (!negotiation) throw notFound('negotiation');
+    const step = move(negotiation, 'cancel');
+    const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, step.to, { cancelledAt: new Date() });
+    await event(tx, step.event, updated, callerId, { negotiation_id: negotiation.id });
+    return updated;
+  });
+}
+
+/** The caller shares their contact details with the other party of this negotiation. */
+export async function shareContact(db: Db, callerId: string, negotiationId: string) {
+  return db.transaction(async (tx) => {
+    const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
+    if (!negotiation) throw notFound('negotiation');
+    if (negotiation.status === 'cancelled') throw new ApiError('INVALID_STATE', 'cannot share contact details on a negotiation that is cancelled');
+    const role = roleOf(negotiation, callerId);
+    const already = role === 'client' ? negotiation.clientContactSharedAt : negotiation.workerContactSharedAt;
+    if (already) return negotiation; // sharing twice changes nothing and costs nothing
+    await chargeForContactShare(tx, { userId: callerId, negotiationId: negotiation.id });
+    const updated = await negotiationsRepo.markContactShared(tx, negotiation.id, role);
+    await event(tx, 'negotiation.contact_shared', updated, callerId, { negotiation_id: negotiation.id, shared_by: role });
+    return updated;
+  });
+}

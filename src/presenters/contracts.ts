@@ -1,0 +1,51 @@
+// Contracts and milestones as the API shows them (schemas Contract and Milestone in openapi.yaml).
+import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.ts';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function presentMilestone(m: MilestoneRow) {
+  return {
+    id: m.id,
+    contract_id: m.contractId,
+    position: m.position,
+    title: m.title,
+    amount_cents: m.amountCents,
+    currency: m.currency,
+    due_date: m.dueDate,
+    status: m.status as 'pending' | 'funding' | 'funded' | 'released' | 'paid',
+    funded_at: iso(m.fundedAt),
+    released_at: iso(m.releasedAt),
+    payout_due_at: iso(m.payoutDueAt),
+    paid_at: iso(m.paidAt),
+  };
+}
+
+export function presentContract(c: ContractRow, milestones: MilestoneRow[]) {
+  return {
+    id: c.id,
+    negotiation_id: c.negotiationId,
+    gig_id: c.gigId,
+    client_user_id: c.clientUserId,
+    worker_user_id: c.workerUserId,
+    status: c.status as 'pending_owner_approval' | 'pending_freelancer_kyc' | 'active' | 'completed' | 'disputed' | 'cancelled' | 'expired' | 'negotiation',
+    rate_cents: c.rateCents,
+    hours_per_week: c.hoursPerWeek,
+    start_date: c.startDate,
+    payout_delay_days: c.payoutDelayDays,
+    currency: c.currency,
+    milestones: milestones.filter((m) => m.contractId === c.id).map(presentMilestone),
+    approval_deadline: iso(c.approvalDeadline),
+    client_approved_at: iso(c.clientApprovedAt),
+    worker_approved_at: iso(c.workerApprovedAt),
+    revision_notes: c.revisionNotes,
+    revision_count: c.revisionCount,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+    activated_at: iso(c.activatedAt),
+    completed_at: iso(c.completedAt),
+    cancelled_at: iso(c.cancelledAt),
+    expired_at: iso(c.expiredAt),
+  };
+}
+
+export type ContractView = ReturnType<typeof presentContract>;
