@@ -1,12 +1,17 @@
 // `npm run db:migrate`: applies db/migrations to DATABASE_URL, or to PGlite under DATA_DIR.
 import { loadConfig } from './config.ts';
 import { migrate, openDatabase } from '../db/client.ts';
+import { acquireDataLock } from './data-lock.ts';
 
 const config = loadConfig();
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 1 });
+// PGlite under DATA_DIR is one process's database: refuse while a server holds it.
+const lock = config.databaseUrl ? undefined : acquireDataLock(config.dataDir);
+// Two connections on a server: migrate() holds one for its advisory lock.
+const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 });
 try {
   await migrate(database);
   console.log(`migrations applied (${database.kind})`);
 } finally {
   await database.close();
+  lock?.release();
 }

@@ -8,6 +8,8 @@ import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
 import { startJobs, type JobSystem } from '../jobs/boss.ts';
 import { allJobs } from '../jobs/index.ts';
+import { acquireDataLock } from './data-lock.ts';
+import { createPaymentProvider } from './payments/index.ts';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -17,15 +19,30 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function startRuntime(config: Config, options: { logger?: boolean | object; database?: Database } = {}): Promise<Runtime> {
+type RuntimeOptions = { logger?: boolean | object; database?: Database };
+
+export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  // PGlite under DATA_DIR is one process's database: hold its lock while the server runs.
+  const lock = !options.database && !config.databaseUrl ? acquireDataLock(config.dataDir) : undefined;
+  try {
+    const runtime = await start(config, options);
+    if (!lock) return runtime;
+    return { ...runtime, async close() { await runtime.close(); lock.release(); } };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+async function start(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = pino({ level: options.logger === false ? 'silent' : config.logLevel });
   const database = options.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(database);
   const sessionSecret = config.sessionSecret
     ?? await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url'));
-  const jobContext = { config, db: database.db, log };
-  const jobs = await startJobs(database, log, allJobs(jobContext));
-  const app = await buildApp({ config, database, db: database.db, jobs, sessionSecret, logger: options.logger });
+  const payments = createPaymentProvider(config, { publicUrl: config.publicUrl, secret: sessionSecret });
+  const jobs = await startJobs(database, log, allJobs({ config, db: database.db, log, payments }));
+  const app = await buildApp({ config, database, db: database.db, jobs, payments, sessionSecret, logger: options.logger });
   let closed = false;
   return {
     app,

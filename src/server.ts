@@ -12,6 +12,7 @@ closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal }, 'shutting down');
   await runtime.close();
+  app.log.info('shut down');
 });
 
 await app.listen({ port: config.port, host: config.host });

@@ -8,10 +8,10 @@ import { newApiKey } from '../../src/auth/secrets.ts';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export async function createApiKey(db: Executor, userId: string, input: { name: string; hostedAgentId?: string | null }) {
+export async function createApiKey(db: Executor, userId: string, input: { name: string; hostedAgentId?: string | null; id?: string }) {
   const key = newApiKey();
   const [row] = await db.insert(apiKeys).values({
-    id: newId(),
+    id: input.id ?? newId(),
     userId,
     name: input.name,
     hostedAgentId: input.hostedAgentId ?? null,

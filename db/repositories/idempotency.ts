@@ -34,7 +34,7 @@ export async function claimKey(db: Executor, userId: string, key: string, reques
   return { claimed: false, existing };
 }
 
-export async function completeKey(db: Executor, userId: string, key: string, response: { status: number; body: string; contentType: string | null }) {
+export async function completeKey(db: Executor, userId: string, key: string, response: { status: number; body: string | null; contentType: string | null }) {
   await db.update(idempotencyKeys)
     .set({ state: 'completed', responseStatus: response.status, responseBody: response.body, responseContentType: response.contentType })
     .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)));

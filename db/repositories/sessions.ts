@@ -30,6 +30,14 @@ export async function revokeSession(db: Executor, userId: string, id: string): P
   await db.update(sessions).set({ revokedAt: new Date() }).where(and(eq(sessions.userId, userId), eq(sessions.id, id)));
 }
 
+/** Signs out the session this cookie token belongs to; returns it, or undefined if none was live. */
+export async function revokeSessionByToken(db: Executor, token: string) {
+  const [row] = await db.update(sessions).set({ revokedAt: new Date() })
+    .where(and(eq(sessions.tokenHash, sha256(token)), isNull(sessions.revokedAt)))
+    .returning();
+  return row;
+}
+
 /** Housekeeping: drops sessions that can no longer be used. */
 export async function deleteDeadSessions(db: Executor): Promise<void> {
   await db.delete(sessions).where(or(lt(sessions.expiresAt, new Date()), isNotNull(sessions.revokedAt)));

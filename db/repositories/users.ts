@@ -1,6 +1,6 @@
 // Users (owners) and their profiles.
-import { desc, eq, lt } from 'drizzle-orm';
-import { users } from '../schema.ts';
+import { asc, desc, eq, lt } from 'drizzle-orm';
+import { users, vouches } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import { newId } from '../../src/ids.ts';
 
@@ -47,4 +47,13 @@ export async function listUsers(db: Executor, page: { limit: number; afterId?: s
 export async function updateProfile(db: Executor, userId: string, patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl'>>) {
   const [row] = await db.update(users).set({ ...patch, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
   return row;
+}
+
+/** Who vouched for this user, oldest vouch first. */
+export async function listVouchers(db: Executor, userId: string): Promise<{ userId: string; displayName: string }[]> {
+  return db.select({ userId: users.id, displayName: users.displayName })
+    .from(vouches)
+    .innerJoin(users, eq(users.id, vouches.voucherUserId))
+    .where(eq(vouches.vouchedUserId, userId))
+    .orderBy(asc(vouches.createdAt), asc(users.id));
 }

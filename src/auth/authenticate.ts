@@ -60,7 +60,7 @@ async function principalFromSession(db: Db, request: FastifyRequest): Promise<Pr
  * Cookies ride along on cross-site requests; an unsafe method authenticated by cookie must come
  * from our own origin (Sec-Fetch-Site, else Origin). Non-browser clients send neither.
  */
-function checkSameOrigin(request: FastifyRequest, publicUrl: string): void {
+export function checkSameOrigin(request: FastifyRequest, publicUrl: string): void {
   if (['GET', 'HEAD', 'OPTIONS'].includes(request.method)) return;
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string') {

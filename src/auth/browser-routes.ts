@@ -1,7 +1,35 @@
-// Browser routes outside the JSON API: GitHub sign-in, the local dev sign-in, sign-out.
+// Browser routes outside the JSON API (not in openapi.yaml: they are pages and redirects for
+// people): GitHub sign-in, the local dev sign-in, sign-out and the owner dashboard at `/`.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { devSignInEnabled } from '../config.ts';
+import { revokeSessionByToken } from '../../db/repositories/sessions.ts';
+import { registerGithubSignIn } from './github.ts';
+import { registerDevSignIn } from './dev-sign-in.ts';
+import { registerDashboard } from './dashboard.ts';
+import { registerPaymentPages } from '../payments/pages.ts';
+import { assertSameOrigin, clearSessionCookie, sessionToken } from './session-cookie.ts';
 
-export async function registerBrowserRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  // filled in by the identity work
+export async function registerBrowserRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // Encapsulated: the form parser below serves these routes only, never the JSON API.
+  await app.register(async (browser) => {
+    // HTML forms post application/x-www-form-urlencoded, which Fastify does not parse by default.
+    browser.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    await registerGithubSignIn(browser, ctx);
+    if (devSignInEnabled(ctx.config)) await registerDevSignIn(browser, ctx);
+    await registerDashboard(browser, ctx);
+    await registerPaymentPages(browser, ctx);
+
+    // Sign-out revokes the session row, so the cookie stops working on every instance.
+    browser.post('/auth/logout', async (request, reply) => {
+      assertSameOrigin(request, ctx.config.publicUrl);
+      const token = sessionToken(request);
+      if (token) await revokeSessionByToken(ctx.db, token);
+      clearSessionCookie(ctx.config, reply);
+      return reply.redirect('/', 303);
+    });
+  });
 }

@@ -41,9 +41,14 @@ function classify(error: FastifyError & { validationContext?: string }): Classif
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const c = classify(error);
-  if (c.status >= 500) {
+  // Fastify parses the body even for an unknown route: the missing route is the real answer.
+  if (request.is404 && c.status < 500) return notFoundHandler(request, reply);
+  if (c.code === 'INTERNAL') {
     request.log.error({ err: error }, 'request failed');
     c.message = `internal error; quote request id ${request.id} when reporting it`;
+  } else if (c.status >= 500) {
+    // Our own ApiErrors (e.g. PAYMENT_PROVIDER_ERROR) carry messages we wrote; the cause stays in the log.
+    request.log.error({ err: error }, c.message);
   } else {
     request.log.info({ code: c.code, status: c.status }, c.message);
   }

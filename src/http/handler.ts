@@ -6,7 +6,9 @@ export type OperationId = keyof operations;
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
 type BodyOf<O> = O extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : O extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : undefined;
-type PartOf<O, P extends string> = O extends { parameters: infer Ps } ? (Ps extends Record<P, infer X> ? (X extends undefined ? unknown : NonNullable<X>) : unknown) : unknown;
+// `{ [K in P]?: ... }` so that an optional part (`query?: {...}` when no query parameter is
+// required) is typed too; `never` (no such part) becomes unknown.
+type PartOf<O, P extends string> = O extends { parameters: infer Ps } ? (Ps extends { [K in P]?: infer X } ? ([NonNullable<X>] extends [never] ? unknown : NonNullable<X>) : unknown) : unknown;
 
 export type RequestOf<K extends OperationId> = FastifyRequest<{
   Body: BodyOf<operations[K]>;

@@ -11,6 +11,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotency?: { userId: string; key: string };
   }
+  interface FastifyContextConfig {
+    /** From the spec's `x-fastify-config`: the success response shows a secret once (never stored). */
+    secretResponse?: boolean;
+  }
 }
 
 const HEADER = 'idempotency-key';
@@ -44,6 +48,10 @@ export function idempotencyHooks(db: Db) {
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request; use a new key');
     }
     if (existing.state !== 'completed') throw conflict('a request with this Idempotency-Key is still in progress; retry later');
+    if (existing.responseBody === null) {
+      // The first response carried a secret, shown once and never stored: say it happened instead.
+      throw conflict('this request already succeeded; its response held a secret that is shown only once and is not kept');
+    }
     reply.code(existing.responseStatus!).header('idempotent-replayed', 'true');
     if (existing.responseContentType) reply.type(existing.responseContentType);
     return reply.send(existing.responseBody);
@@ -53,11 +61,15 @@ export function idempotencyHooks(db: Db) {
     const claim = request.idempotency;
     if (!claim) return payload;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+    // A 400 from the handler is validation too (a rule the schema cannot say): not recorded, so
+    // the corrected request may reuse the key.
+    if (reply.statusCode >= 500 || reply.statusCode === 400 || typeof payload !== 'string') {
       await releaseKey(db, claim.userId, claim.key);
     } else {
       const contentType = reply.getHeader('content-type');
-      await completeKey(db, claim.userId, claim.key, { status: reply.statusCode, body: payload, contentType: typeof contentType === 'string' ? contentType : null });
+      // Responses that show a secret once (a new API key) are remembered as done, without the body.
+      const body = request.routeOptions.config.secretResponse && reply.statusCode < 300 ? null : payload;
+      await completeKey(db, claim.userId, claim.key, { status: reply.statusCode, body, contentType: typeof contentType === 'string' ? contentType : null });
     }
     return payload;
   }

@@ -46,6 +46,8 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') field += `.${(e.params as { missingProperty: string }).missingProperty}`, message = 'is required';
     else if (e.keyword === 'additionalProperties') field += `.${(e.params as { additionalProperty: string }).additionalProperty}`, message = 'is not a known field';
+    // unevaluatedProperties: the same for schemas composed with allOf (e.g. NegotiateRequest).
+    else if (e.keyword === 'unevaluatedProperties') field += `.${(e.params as { unevaluatedProperty: string }).unevaluatedProperty}`, message = 'is not a known field';
     else if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;

@@ -1,6 +1,7 @@
 // A real server on a real database for each test file: PGlite in memory, or, when DATABASE_URL is
 // set, a fresh database on that Postgres server (dropped afterwards). Requests go over HTTP.
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import createClient from 'openapi-fetch';
 import postgres from 'postgres';
 import type { paths } from '../../src/generated/api.d.ts';
@@ -27,7 +28,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function freshServerDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** A port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** A new, empty database on the Postgres server at adminUrl; drop() removes it. */
+export async function freshServerDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `gm_test_${randomBytes(6).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
@@ -46,13 +60,13 @@ async function freshServerDatabase(adminUrl: string): Promise<{ url: string; dro
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const serverDb = process.env.DATABASE_URL ? await freshServerDatabase(process.env.DATABASE_URL) : undefined;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ...env, ...(serverDb ? { DATABASE_URL: serverDb.url } : {}) });
+  // The port is chosen before start, so that PUBLIC_URL (OAuth callbacks, onboarding links) is right.
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: String(port), PUBLIC_URL: url, ...env, ...(serverDb ? { DATABASE_URL: serverDb.url } : {}) });
   const database = await openDatabase({ databaseUrl: serverDb?.url, max: 5 });
   const runtime = await startRuntime(config, { logger: false, database });
-  await runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = runtime.app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  config.publicUrl = url;
+  await runtime.app.listen({ port, host: '127.0.0.1' });
 
   const make = (headers: Record<string, string>) => {
     const c = createClient<paths>({ baseUrl: url, headers });

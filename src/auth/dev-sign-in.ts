@@ -1,0 +1,66 @@
+// The dev sign-in (DESIGN §4): only when no GitHub OAuth client is configured and NODE_ENV is not
+// production (devSignInEnabled). Anyone who can reach the server can become any user here, which
+// is the point on a laptop and why it never exists anywhere else.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { createUser, getUser, listUsers } from '../../db/repositories/users.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import { escapeHtml, sendPage } from './html.ts';
+import { assertSameOrigin, startSession } from './session-cookie.ts';
+
+export const DEV_SIGN_IN_PATH = '/auth/dev';
+
+interface DevSignInBody { display_name?: string; user_id?: string }
+
+const bodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    display_name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+    user_id: { type: 'string', format: 'uuid' },
+  },
+};
+
+async function signInPage(ctx: AppContext, reply: FastifyReply) {
+  const users = await listUsers(ctx.db, { limit: 20 });
+  const existing = users.map((u) => `
+    <li><form class="inline" method="post" action="${DEV_SIGN_IN_PATH}">
+      <input type="hidden" name="user_id" value="${escapeHtml(u.id)}">
+      <button type="submit">${escapeHtml(u.displayName)}</button>
+      <span class="muted"><code>${escapeHtml(u.id)}</code></span>
+    </form></li>`).join('');
+  return sendPage(reply, 'Dev sign-in · gigmarket', () => `
+<h1>Dev sign-in</h1>
+<p class="muted">Local use only: this page exists because no GitHub OAuth client is configured and
+NODE_ENV is not production.</p>
+<h2>A new user</h2>
+<form method="post" action="${DEV_SIGN_IN_PATH}">
+  <label>Display name <input name="display_name" required maxlength="100"></label>
+  <button type="submit">Create and sign in</button>
+</form>
+<h2>An existing user</h2>
+${existing ? `<ul>${existing}</ul>` : '<p class="muted">No users yet (the CLI makes them too: <code>npm run -s cli -- create-user "Ada"</code>).</p>'}
+<p><a href="/">Back</a></p>`);
+}
+
+export async function registerDevSignIn(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get(DEV_SIGN_IN_PATH, async (_request, reply) => signInPage(ctx, reply));
+
+  app.post(DEV_SIGN_IN_PATH, { schema: { body: bodySchema } }, async (request: FastifyRequest<{ Body: DevSignInBody }>, reply) => {
+    assertSameOrigin(request, ctx.config.publicUrl);
+    const { display_name: displayName, user_id: userId } = request.body ?? {};
+    if ((displayName === undefined) === (userId === undefined)) {
+      throw validationFailed('body.display_name', 'give either display_name (a new user) or user_id (an existing user)');
+    }
+    let id: string;
+    if (userId !== undefined) {
+      const user = await getUser(ctx.db, userId);
+      if (!user) throw notFound('user');
+      id = user.id;
+    } else {
+      id = (await createUser(ctx.db, { displayName: displayName!.trim() })).id;
+    }
+    await startSession(ctx, reply, id);
+    return reply.redirect('/', 303);
+  });
+}

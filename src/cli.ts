@@ -1,0 +1,252 @@
+// The operator CLI: `npm run -s cli -- <command>`. It works on the database the server uses
+// (DATABASE_URL, else PGlite under DATA_DIR) and applies migrations first, so it also works before
+// the first `npm start`. Only the result goes to stdout; messages go to stderr.
+// Exit codes: 0 done, 1 failed (e.g. unknown user, database in use), 2 usage error.
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.ts';
+import { migrate, openDatabase, type Database } from '../db/client.ts';
+import { createUserWithKey } from './accounts.ts';
+import { getApiKey } from '../db/repositories/api-keys.ts';
+import { recordEvent } from '../db/repositories/events.ts';
+import { getUser, listUsers } from '../db/repositories/users.ts';
+import { issueApiKey, presentApiKey, revokeUserApiKey } from './auth/api-keys.ts';
+import { acquireDataLock, DataDirLockedError, type DataLock } from './data-lock.ts';
+import { ApiError } from './errors.ts';
+import { UUID_PATTERN } from './ids.ts';
+import pino from 'pino';
+import { loadSources, SourcesConfigError, type SourceConfig } from './sources/config.ts';
+import { syncSource } from './sources/sync.ts';
+import { describeResult, describeSource, presentResult, presentSource } from './sources/report.ts';
+import { externalGigCounts } from '../db/repositories/external-gigs.ts';
+
+const USAGE = `gigmarket operator CLI
+
+Usage: npm run -s cli -- <command> [options]
+
+Commands:
+  create-user <display name> [--json]
+      Creates a user and a first API key. With --json prints {"user_id": "...", "api_key": "gm_live_..."}.
+  list-users [--json]
+      Lists users, newest first.
+  create-key <user-id> [--name NAME] [--agent HOSTED_AGENT_ID] [--json]
+      Creates another API key for a user (name defaults to "cli").
+  revoke-key <user-id> <key-id> [--json]
+      Revokes one of the user's keys.
+  sources list [--json]
+      Lists the external gig sources in SOURCES_FILE (default ./sources.json) and their gigs.
+  sources sync [name] [--json]
+      Syncs one source now (any, even a disabled one), or every enabled source; prints the counts.
+      Exits 1 when a source failed (its gigs stay as they were).
+  help
+      Shows this text.
+
+The database is the server's: DATABASE_URL when set, else PGlite under DATA_DIR (default ./data).
+PGlite allows one process at a time, so with PGlite stop the server first (or use the dev
+sign-in at /auth/dev, or DATABASE_URL).
+`;
+
+class UsageError extends Error {}
+class Failure extends Error {}
+
+const AGENT_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+interface Options { json: boolean; name?: string; agent?: string }
+
+function parse(argv: string[]): { command: string | undefined; args: string[]; options: Options } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        name: { type: 'string' },
+        agent: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const [command, ...args] = parsed.positionals;
+  const { json, name, agent, help } = parsed.values;
+  return { command: help ? 'help' : command, args, options: { json: json ?? false, name, agent } };
+}
+
+function userId(value: string | undefined, what = 'user-id'): string {
+  if (!value) throw new UsageError(`missing <${what}>`);
+  if (!UUID_PATTERN.test(value)) throw new UsageError(`<${what}> must be a UUID, got "${value}"`);
+  return value.toLowerCase();
+}
+
+function displayName(words: string[]): string {
+  const name = words.join(' ').trim();
+  if (!name) throw new UsageError('missing <display name>');
+  if (name.length > 100) throw new UsageError('<display name> must be at most 100 characters');
+  return name;
+}
+
+/** Opens the server's database, holding the PGlite lock while the command runs. */
+async function openServerDatabase(): Promise<{ database: Database; close(): Promise<void> }> {
+  const config = loadConfig();
+  let lock: DataLock | undefined;
+  if (!config.databaseUrl) {
+    try {
+      lock = acquireDataLock(config.dataDir);
+    } catch (err) {
+      if (!(err instanceof DataDirLockedError)) throw err;
+      throw new Failure(`${err.message}:\nstop the server first, or use the dev sign-in at ${config.publicUrl}/auth/dev, or run both against a server Postgres with DATABASE_URL.`);
+    }
+  }
+  try {
+    process.stderr.write(config.databaseUrl ? 'using the Postgres at DATABASE_URL\n' : `using PGlite in ${config.dataDir}\n`);
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 }); // migrate() reserves one connection for its lock
+    await migrate(database);
+    return { database, async close() { await database.close(); lock?.release(); } };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+const printJson = (value: unknown): void => print(JSON.stringify(value));
+
+type Action = (database: Database) => Promise<void>;
+
+/** Checks the arguments (usage errors never touch the database) and returns what to do. */
+function prepare(command: string, args: string[], options: Options): Action {
+  switch (command) {
+    case 'create-user': {
+      const name = displayName(args);
+      return async ({ db }) => {
+        const created = await db.transaction(async (tx) => {
+          const made = await createUserWithKey(tx, name);
+          const key = await getApiKey(tx, made.userId, made.apiKeyId);
+          await recordEvent(tx, { type: 'api_key.created', resourceType: 'api_key', resourceId: made.apiKeyId, actorUserId: null, audienceUserIds: [made.userId], data: presentApiKey(key!) });
+          return made;
+        });
+        if (options.json) return printJson({ user_id: created.userId, api_key: created.apiKey });
+        print(`Created user "${name}" (id ${created.userId}).`);
+        print(`API key (shown once, store it now): ${created.apiKey}`);
+      };
+    }
+    case 'list-users': {
+      if (args.length) throw new UsageError('list-users takes no arguments');
+      return async ({ db }) => {
+        const all = [];
+        for (let afterId: string | undefined; ;) {
+          const rows = await listUsers(db, { limit: 500, afterId });
+          all.push(...rows);
+          if (rows.length < 500) break;
+          afterId = rows[rows.length - 1]!.id;
+        }
+        const shown = all.map((u) => ({ user_id: u.id, display_name: u.displayName, github_login: u.githubLogin, created_at: u.createdAt.toISOString() }));
+        if (options.json) return printJson(shown);
+        if (!shown.length) return print('No users yet. Create one with: npm run -s cli -- create-user "Your Name"');
+        for (const u of shown) print(`${u.user_id}  ${u.display_name}${u.github_login ? `  (GitHub @${u.github_login})` : ''}  created ${u.created_at}`);
+      };
+    }
+    case 'create-key': {
+      if (args.length > 1) throw new UsageError('create-key takes one <user-id>; quote a --name with spaces');
+      const id = userId(args[0]);
+      const name = (options.name ?? 'cli').trim();
+      if (!name || name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
+      if (options.agent !== undefined && !AGENT_PATTERN.test(options.agent)) throw new UsageError('--agent must match ^[A-Za-z0-9_.:-]{1,128}$');
+      return async ({ db }) => {
+        if (!await getUser(db, id)) throw new Failure(`no user with id ${id}`);
+        const key = await issueApiKey(db, id, { name, hostedAgentId: options.agent ?? null });
+        if (options.json) return printJson({ user_id: id, api_key_id: key.row.id, name: key.row.name, hosted_agent_id: key.row.hostedAgentId, api_key: key.secret });
+        print(`Created key "${key.row.name}" (id ${key.row.id}) for user ${id}.`);
+        print(`API key (shown once, store it now): ${key.secret}`);
+      };
+    }
+    case 'revoke-key': {
+      if (args.length !== 2) throw new UsageError('revoke-key needs <user-id> <key-id>');
+      const uid = userId(args[0]);
+      const kid = userId(args[1], 'key-id');
+      return async ({ db }) => {
+        let row;
+        try {
+          row = await revokeUserApiKey(db, uid, kid);
+        } catch (err) {
+          if (err instanceof ApiError) throw new Failure(err.code === 'NOT_FOUND' ? `user ${uid} has no key ${kid}` : err.message);
+          throw err;
+        }
+        if (options.json) return printJson({ api_key_id: row.id, revoked_at: row.revokedAt!.toISOString() });
+        print(`Revoked key "${row.name}" (id ${row.id}).`);
+      };
+    }
+    case 'sources':
+      return prepareSources(args, options);
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/** `sources list` and `sources sync [name]`: the sources file is checked before the database opens. */
+function prepareSources(args: string[], options: Options): Action {
+  const [sub, name, ...rest] = args;
+  if (sub !== 'list' && sub !== 'sync') throw new UsageError('sources needs "list" or "sync [name]"');
+  if (rest.length || (sub === 'list' && name)) throw new UsageError(`sources ${sub} takes ${sub === 'list' ? 'no arguments' : 'at most one <name>'}`);
+  const config = loadConfig();
+  let sources: SourceConfig[];
+  try {
+    sources = loadSources(config.sourcesFile);
+  } catch (err) {
+    if (err instanceof SourcesConfigError) throw new Failure(err.message);
+    throw err;
+  }
+  if (!config.sourcesFile) process.stderr.write('no sources configured: set SOURCES_FILE or create ./sources.json (see sources.example.json)\n');
+  if (sub === 'list') {
+    return async ({ db }) => {
+      const counts = await externalGigCounts(db);
+      if (options.json) return printJson(sources.map((s) => presentSource(s, counts.get(s.name))));
+      for (const s of sources) print(describeSource(s, counts.get(s.name)));
+    };
+  }
+  const chosen = name ? sources.filter((s) => s.name === name) : sources.filter((s) => s.enabled);
+  if (name && !chosen.length) throw new Failure(`no source named "${name}" in ${config.sourcesFile ?? 'the (missing) sources file'}`);
+  return async ({ db }) => {
+    const log = pino({ level: config.logLevel }, pino.destination(2));
+    const results = [];
+    for (const source of chosen) results.push(await syncSource({ db, log }, source));
+    if (options.json) printJson(results.map(presentResult));
+    else for (const r of results) print(describeResult(r));
+    if (results.some((r) => !r.ok)) throw new Failure(`${results.filter((r) => !r.ok).length} of ${results.length} sources failed`);
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const { command, args, options } = parse(argv);
+    if (command === 'help') {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (!command) throw new UsageError('missing <command>');
+    const action = prepare(command, args, options);
+    const { database, close } = await openServerDatabase();
+    try {
+      await action(database);
+    } finally {
+      await close();
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof Failure) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`error: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

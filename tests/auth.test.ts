@@ -1,0 +1,308 @@
+// Browser sign-in over real HTTP: GitHub OAuth against a local fake GitHub (manual redirects, a
+// cookie jar), the dev sign-in, sign-out and the dashboard page.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+import { CookieJar, SESSION_COOKIE, cookieClient, signInDev } from './helpers/session.ts';
+import { startFakeGithub, type FakeGithub } from './fakes/github.ts';
+import { sessions, users } from '../db/schema.ts';
+
+/** Follows the GitHub flow from /auth/github to our callback; returns the callback's response. */
+async function githubSignIn(server: TestServer, jar: CookieJar, tamper?: (callback: URL) => void) {
+  const start = await jar.fetch(`${server.url}/auth/github`);
+  expect(start.status).toBe(302);
+  const authorize = new URL(start.headers.get('location')!);
+  const approved = await jar.fetch(authorize.toString());
+  expect(approved.status).toBe(302);
+  const callback = new URL(approved.headers.get('location')!);
+  tamper?.(callback);
+  return { authorize, callback, response: await jar.fetch(callback.toString()) };
+}
+
+const sessionCookie = (jar: CookieJar) => `${SESSION_COOKIE}=${jar.cookies.get(SESSION_COOKIE)}`;
+
+describe('GitHub sign-in', () => {
+  let fake: FakeGithub;
+  let server: TestServer;
+  beforeAll(async () => {
+    fake = await startFakeGithub();
+    server = await startTestServer(fake.env);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  it('runs the whole redirect flow: a user is created with the GitHub login linked, and a session cookie set', async () => {
+    fake.signInAs({ id: 1001, login: 'ada-gh', name: 'Ada Lovelace' });
+    const jar = new CookieJar();
+    const { authorize, callback, response } = await githubSignIn(server, jar);
+
+    // The authorize redirect carries our client id, a state, and a callback under PUBLIC_URL.
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${fake.url}/login/oauth/authorize`);
+    expect(authorize.searchParams.get('client_id')).toBe(fake.clientId);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${server.url}/auth/github/callback`);
+    expect(authorize.searchParams.get('state')).toMatch(/.{16,}/);
+    expect(callback.searchParams.get('state')).toBe(authorize.searchParams.get('state'));
+
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/');
+    const setCookie = response.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    expect(setCookie).toMatch(/Path=\//);
+    expect(setCookie).not.toMatch(/Secure/i);
+
+    // The token request followed GitHub's protocol.
+    const tokenRequest = fake.requests.find((r) => r.path === '/login/oauth/access_token')!;
+    expect(tokenRequest.headers.accept).toContain('application/json');
+    expect(tokenRequest.body).toMatchObject({ client_id: fake.clientId, client_secret: fake.clientSecret, redirect_uri: `${server.url}/auth/github/callback` });
+
+    const me = await cookieClient(server, sessionCookie(jar)).GET('/api/profile/me');
+    expect(me.response.status).toBe(200);
+    expect(me.data).toMatchObject({ display_name: 'Ada Lovelace', github_login: 'ada-gh' });
+    const [row] = await server.db.select().from(users).where(eq(users.githubId, 1001));
+    expect(row).toMatchObject({ id: me.data!.user_id, githubLogin: 'ada-gh' });
+    const live = await server.db.select().from(sessions).where(eq(sessions.userId, row!.id));
+    expect(live).toHaveLength(1);
+    expect(live[0]!.revokedAt).toBeNull();
+
+    // The public profile links the GitHub account.
+    const other = await server.user('Viewer');
+    const profile = await other.api.GET('/api/profile/{userId}', { params: { path: { userId: row!.id } } });
+    expect(profile.data!.github).toEqual({ login: 'ada-gh', url: 'https://github.com/ada-gh' });
+
+    // The dashboard greets the user.
+    const page = await jar.fetch(`${server.url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Ada Lovelace');
+  });
+
+  it('reuses the user on a second sign-in and follows a renamed login, keeping a chosen display name', async () => {
+    fake.signInAs({ id: 2002, login: 'grace', name: 'Grace Hopper' });
+    const first = new CookieJar();
+    await githubSignIn(server, first);
+    const me1 = await cookieClient(server, sessionCookie(first)).GET('/api/profile/me');
+    await cookieClient(server, sessionCookie(first)).PATCH('/api/profile/me', { body: { display_name: 'Amazing Grace' } });
+
+    fake.signInAs({ id: 2002, login: 'grace-renamed', name: 'Grace Hopper' });
+    const second = new CookieJar();
+    await githubSignIn(server, second);
+    const me2 = await cookieClient(server, sessionCookie(second)).GET('/api/profile/me');
+    expect(me2.data!.user_id).toBe(me1.data!.user_id);
+    expect(me2.data).toMatchObject({ github_login: 'grace-renamed', display_name: 'Amazing Grace' });
+    expect(await server.db.select().from(users).where(eq(users.githubId, 2002))).toHaveLength(1);
+    // Two browsers, two sessions; both work.
+    expect((await cookieClient(server, sessionCookie(first)).GET('/api/profile/me')).response.status).toBe(200);
+  });
+
+  it('falls back to the login when the GitHub account has no name', async () => {
+    fake.signInAs({ id: 3003, login: 'nameless', name: null });
+    const jar = new CookieJar();
+    await githubSignIn(server, jar);
+    const me = await cookieClient(server, sessionCookie(jar)).GET('/api/profile/me');
+    expect(me.data).toMatchObject({ display_name: 'nameless', github_login: 'nameless' });
+  });
+
+  it('refuses a callback whose state does not match, and signs nobody in', async () => {
+    fake.signInAs({ id: 4004, login: 'csrf-victim', name: null });
+    const jar = new CookieJar();
+    const { response } = await githubSignIn(server, jar, (callback) => callback.searchParams.set('state', 'forged-state-value'));
+    expect(response.status).toBe(403);
+    expect((await response.json()).error.code).toBe('FORBIDDEN');
+    expect(jar.cookies.has(SESSION_COOKIE)).toBe(false);
+    expect(await server.db.select().from(users).where(eq(users.githubId, 4004))).toEqual([]);
+  });
+
+  it('refuses a callback from a browser that did not start the flow (no state cookie)', async () => {
+    const starter = new CookieJar();
+    const start = await starter.fetch(`${server.url}/auth/github`);
+    const approved = await starter.fetch(start.headers.get('location')!);
+    const stranger = new CookieJar();
+    const response = await stranger.fetch(approved.headers.get('location')!);
+    expect(response.status).toBe(403);
+    expect(stranger.cookies.has(SESSION_COOKIE)).toBe(false);
+  });
+
+  it('refuses a code GitHub does not accept (replayed), and a declined authorization', async () => {
+    const jar = new CookieJar();
+    const { callback } = await githubSignIn(server, jar);
+    // A new flow in the same browser, answered with the already-used code.
+    const replay = new CookieJar();
+    const start = await replay.fetch(`${server.url}/auth/github`);
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    callback.searchParams.set('state', state);
+    const replayed = await replay.fetch(callback.toString());
+    expect(replayed.status).toBe(401);
+    expect((await replayed.json()).error.message).toContain('bad_verification_code');
+    expect(replay.cookies.has(SESSION_COOKIE)).toBe(false);
+
+    fake.denyNext();
+    const declined = new CookieJar();
+    const { response } = await githubSignIn(server, declined);
+    expect(response.status).toBe(401);
+    expect((await response.json()).error.message).toContain('access_denied');
+    expect(declined.cookies.has(SESSION_COOKIE)).toBe(false);
+  });
+
+  it('signs out: the session row is revoked and the cookie stops working', async () => {
+    fake.signInAs({ id: 5005, login: 'leaver', name: 'Leaver' });
+    const jar = new CookieJar();
+    await githubSignIn(server, jar);
+    const cookie = sessionCookie(jar);
+    const api = cookieClient(server, cookie);
+    const me = await api.GET('/api/profile/me');
+    expect(me.response.status).toBe(200);
+
+    // Not from another site.
+    const forged = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { cookie, origin: 'http://evil.example' }, redirect: 'manual' });
+    expect(forged.status).toBe(403);
+    expect((await api.GET('/api/profile/me')).response.status).toBe(200);
+
+    const out = await jar.fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/');
+    expect(jar.cookies.has(SESSION_COOKIE)).toBe(false);
+
+    const after = await api.GET('/api/profile/me');
+    expect(after.response.status).toBe(401);
+    expect(after.error!.error.code).toBe('UNAUTHENTICATED');
+    const rows = await server.db.select().from(sessions).where(eq(sessions.userId, me.data!.user_id));
+    expect(rows.every((s) => s.revokedAt !== null)).toBe(true);
+    // The dashboard shows the signed-out page for the old cookie.
+    const page = await fetch(`${server.url}/`, { headers: { cookie } });
+    expect(await page.text()).toContain('Sign in with GitHub');
+  });
+
+  it('has no dev sign-in when a GitHub client is configured', async () => {
+    const get = await fetch(`${server.url}/auth/dev`);
+    expect(get.status).toBe(404);
+    expect((await get.json()).error.code).toBe('NOT_FOUND');
+    const post = await fetch(`${server.url}/auth/dev`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Intruder' }) });
+    expect(post.status).toBe(404);
+    expect(await server.db.select().from(users).where(eq(users.displayName, 'Intruder'))).toEqual([]);
+    const page = await (await fetch(`${server.url}/`)).text();
+    expect(page).toContain('/auth/github');
+    expect(page).not.toContain('/auth/dev');
+  });
+});
+
+describe('in production', () => {
+  let fake: FakeGithub;
+  beforeAll(async () => { fake = await startFakeGithub(); });
+  afterAll(async () => { await fake?.close(); });
+
+  it('marks the session and state cookies Secure', async () => {
+    const server = await startTestServer({ ...fake.env, NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-enough-length' });
+    try {
+      const jar = new CookieJar();
+      const start = await jar.fetch(`${server.url}/auth/github`);
+      const stateCookie = start.headers.getSetCookie()[0]!;
+      expect(stateCookie).toMatch(/^__Host-/);
+      expect(stateCookie).toMatch(/Secure/i);
+      const approved = await jar.fetch(start.headers.get('location')!);
+      const done = await jar.fetch(approved.headers.get('location')!);
+      expect(done.status).toBe(302);
+      const session = done.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
+      expect(session).toMatch(/Secure/i);
+      expect(session).toMatch(/HttpOnly/i);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('has no dev sign-in even without a GitHub client', async () => {
+    const server = await startTestServer({ NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-enough-length' });
+    try {
+      expect((await fetch(`${server.url}/auth/dev`)).status).toBe(404);
+      const post = await fetch(`${server.url}/auth/dev`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"display_name":"x"}' });
+      expect(post.status).toBe(404);
+      expect((await fetch(`${server.url}/auth/github`, { redirect: 'manual' })).status).toBe(404);
+      const page = await (await fetch(`${server.url}/`)).text();
+      expect(page).toContain('No browser sign-in is configured');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('dev sign-in (no GitHub client, not production)', () => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer(); });
+  afterAll(async () => { await server?.close(); });
+
+  it('serves a form that lists existing users', async () => {
+    const existing = await server.user('Listed <User>');
+    const res = await fetch(`${server.url}/auth/dev`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).toContain('name="display_name"');
+    expect(html).toContain(existing.userId);
+    expect(html).toContain('Listed &lt;User&gt;'); // escaped
+    expect(html).not.toContain('Listed <User>');
+  });
+
+  it('creates a user from a submitted form and signs them in', async () => {
+    const jar = new CookieJar();
+    const res = await jar.fetch(`${server.url}/auth/dev`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ display_name: ' Form User ' }).toString(),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/');
+    const me = await cookieClient(server, sessionCookie(jar)).GET('/api/profile/me');
+    expect(me.data).toMatchObject({ display_name: 'Form User', github_login: null });
+    const page = await jar.fetch(`${server.url}/`);
+    const html = await page.text();
+    expect(html).toContain('Form User');
+    expect(html).toContain('/api/keys');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('signs in as an existing user (e.g. one the CLI made)', async () => {
+    const cliUser = await server.user('CLI Made');
+    const session = await signInDev(server, { userId: cliUser.userId });
+    expect(session.userId).toBe(cliUser.userId);
+    const created = await session.api.POST('/api/keys', { body: { name: 'from the browser' } });
+    expect(created.response.status).toBe(201);
+  });
+
+  it('rejects bad input: neither or both fields, a bad id, an unknown user', async () => {
+    const post = (body: unknown) => fetch(`${server.url}/auth/dev`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual' });
+    const cases: [unknown, number, string | undefined][] = [
+      [{}, 400, 'body.display_name'],
+      [{ display_name: 'A', user_id: '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b' }, 400, 'body.display_name'],
+      [{ display_name: '   ' }, 400, 'body.display_name'],
+      [{ user_id: 'nope' }, 400, 'body.user_id'],
+      [{ admin: true }, 400, 'body.admin'],
+      [{ user_id: '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b' }, 404, undefined],
+    ];
+    for (const [body, status, path] of cases) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      const envelope = await res.json();
+      if (path) expect(envelope.error.issues.map((i: { path: string }) => i.path)).toContain(path);
+      expect(res.headers.getSetCookie().some((c) => c.startsWith(SESSION_COOKIE))).toBe(false);
+    }
+  });
+
+  it('refuses a sign-in posted from another site', async () => {
+    const res = await fetch(`${server.url}/auth/dev`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      body: 'display_name=Planted',
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(403);
+    expect(await server.db.select().from(users).where(eq(users.displayName, 'Planted'))).toEqual([]);
+  });
+
+  it('shows the signed-out dashboard with the dev sign-in link', async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    expect(html).toContain('/auth/dev');
+    expect(html).not.toContain('Sign in with GitHub');
+    expect((await fetch(`${server.url}/auth/github`, { redirect: 'manual' })).status).toBe(404);
+  });
+});

@@ -1,0 +1,162 @@
+// The error envelope and its precise code for failures that never reach a handler: Fastify's own
+// (unknown route, bad JSON, too large, wrong content type), authentication, and a 5xx, which must
+// not leak internals. Raw fetch, since these requests are ones a typed client would not send.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '../src/spec.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema(loadSpec(), 'spec');
+const isEnvelope = ajv.compile({ $ref: 'spec#/components/schemas/Error' });
+
+let server: TestServer;
+let apiKey: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ apiKey } = await server.user('Erin'));
+});
+afterAll(async () => { await server?.close(); });
+
+interface ErrorBody { error: { code: string; message: string; issues: { path: string; message: string }[] } }
+
+/** A raw request; returns status, the parsed envelope (checked against the spec) and headers. */
+async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: ErrorBody; headers: Headers; text: string }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  const body = JSON.parse(text) as ErrorBody;
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(isEnvelope(body), `${text} is not the error envelope: ${ajv.errorsText(isEnvelope.errors)}`).toBe(true);
+  expect(res.headers.get('x-request-id')).toBeTruthy();
+  return { status: res.status, body, headers: res.headers, text };
+}
+
+const postGig = (body: BodyInit, headers: Record<string, string>, url = server.url) =>
+  call(`${url}/api/gigs`, { method: 'POST', headers, body });
+const withKey = (headers: Record<string, string> = {}) => ({ authorization: `Bearer ${apiKey}`, ...headers });
+
+describe("Fastify's own errors", () => {
+  it('answers an unknown route with 404 NOT_FOUND naming it', async () => {
+    const { status, body } = await call(`${server.url}/api/nothing-here?x=1`);
+    expect(status).toBe(404);
+    expect(body.error).toEqual({ code: 'NOT_FOUND', message: 'no route for GET /api/nothing-here', issues: [] });
+  });
+
+  it('answers a known path with an unknown method with 404 NOT_FOUND', async () => {
+    const { status, body } = await call(`${server.url}/api/health`, { method: 'DELETE' });
+    expect(status).toBe(404);
+    expect(body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('answers an unknown route with 404 even when its body is malformed or too large', async () => {
+    for (const body of ['{"half', JSON.stringify({ x: 'y'.repeat(2 * 1024 * 1024) })]) {
+      const { status, body: error } = await call(`${server.url}/api/nothing-here`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(status).toBe(404);
+      expect(error.error.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('answers malformed JSON with 400 VALIDATION_FAILED and an issue at body', async () => {
+    const { status, body } = await postGig('{"title": "half', withKey({ 'content-type': 'application/json' }));
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+    expect(body.error.issues).toEqual([{ path: 'body', message: expect.any(String) }]);
+  });
+
+  it('answers an empty JSON body with 400 VALIDATION_FAILED at body', async () => {
+    const { status, body } = await postGig('', withKey({ 'content-type': 'application/json' }));
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+    expect(body.error.issues.map((i) => i.path)).toEqual(['body']);
+  });
+
+  it('answers an unsupported content type with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    const { status, body } = await postGig('title=Logo', withKey({ 'content-type': 'application/x-www-form-urlencoded' }));
+    expect(status).toBe(415);
+    expect(body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', issues: [] });
+  });
+
+  it('answers a body over BODY_LIMIT_BYTES with 413 PAYLOAD_TOO_LARGE, and accepts one under it', async () => {
+    const small = await startTestServer({ BODY_LIMIT_BYTES: '1024' });
+    try {
+      const { apiKey: key } = await small.user('Sam');
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const big = await postGig(JSON.stringify({ title: 'Big', description: 'x'.repeat(2000) }), headers, small.url);
+      expect(big.status).toBe(413);
+      expect(big.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', issues: [] });
+      const ok = await fetch(`${small.url}/api/gigs`, { method: 'POST', headers, body: JSON.stringify({ title: 'Small', description: 'x'.repeat(500) }) });
+      expect(ok.status).toBe(201);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('authentication failures: 401 UNAUTHENTICATED, before anything else is looked at', () => {
+  it('without credentials', async () => {
+    const { status, body } = await call(`${server.url}/api/keys/verify`);
+    expect(status).toBe(401);
+    expect(body.error).toMatchObject({ code: 'UNAUTHENTICATED', issues: [] });
+  });
+
+  it('without credentials, even when the body is malformed too', async () => {
+    const { status, body } = await postGig('{not json', { 'content-type': 'application/json' });
+    expect(status).toBe(401);
+    expect(body.error.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('with an Authorization header that is not "Bearer <key>"', async () => {
+    for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer', `Token ${apiKey}`]) {
+      const { status, body } = await call(`${server.url}/api/keys/verify`, { headers: { authorization } });
+      expect(status, authorization).toBe(401);
+      expect(body.error.code).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('with a bearer token that is not an API key', async () => {
+    const { status, body } = await call(`${server.url}/api/keys/verify`, { headers: { authorization: 'Bearer not-a-key' } });
+    expect(status).toBe(401);
+    expect(body.error).toMatchObject({ code: 'UNAUTHENTICATED', message: 'the API key is malformed' });
+  });
+
+  it('with a well-formed key that does not exist, in either header', async () => {
+    const unknown = `gm_live_${'A'.repeat(40)}`;
+    for (const headers of [{ authorization: `Bearer ${unknown}` }, { 'x-api-key': unknown }] as Record<string, string>[]) {
+      const { status, body } = await call(`${server.url}/api/keys/verify`, { headers });
+      expect(status).toBe(401);
+      expect(body.error).toMatchObject({ code: 'UNAUTHENTICATED', message: 'the API key is unknown or revoked' });
+    }
+  });
+
+  it('with a session cookie that is not signed by us', async () => {
+    const { status, body } = await call(`${server.url}/api/profile/me`, { headers: { cookie: 'gm_session=forged.value' } });
+    expect(status).toBe(401);
+    expect(body.error.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('and the same key works, so the failures above are about the credentials', async () => {
+    const res = await fetch(`${server.url}/api/keys/verify`, { headers: withKey() });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('a 5xx', () => {
+  it('is 500 INTERNAL with a generic message quoting the request id, and no internals', async () => {
+    // Break the database under the server: authentication's query fails with an SQL error.
+    await server.db.execute(sql`alter table api_keys rename to api_keys_hidden`);
+    try {
+      const { status, body, headers, text } = await call(`${server.url}/api/keys/verify`, {
+        headers: withKey({ 'x-request-id': 'trace-5xx-1' }),
+      });
+      expect(status).toBe(500);
+      expect(headers.get('x-request-id')).toBe('trace-5xx-1');
+      expect(body.error).toEqual({ code: 'INTERNAL', message: expect.stringContaining('trace-5xx-1'), issues: [] });
+      expect(text).not.toMatch(/api_keys|relation|select|stack|\bat \w|\.ts\b|pglite|postgres/i);
+    } finally {
+      await server.db.execute(sql`alter table api_keys_hidden rename to api_keys`);
+    }
+    const res = await fetch(`${server.url}/api/keys/verify`, { headers: withKey() });
+    expect(res.status).toBe(200);
+  });
+});

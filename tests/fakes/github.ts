@@ -1,0 +1,170 @@
+// A local stand-in for GitHub's OAuth web flow and REST API, speaking its real protocol over HTTP:
+//   GET  /login/oauth/authorize     the user "approves" at once: 302 to redirect_uri?code&state
+//   POST /login/oauth/access_token  code -> token (JSON with Accept: application/json, else form);
+//                                   errors come as 200 with an `error` field, as GitHub does
+//   GET  /user                      the signed-in user, for `Authorization: Bearer|token <t>`
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeGithubUser { id: number; login: string; name: string | null }
+
+interface Grant { clientId: string; redirectUri: string; user: FakeGithubUser }
+
+export interface FakeGithub {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  /** Env for startTestServer pointing the server at this fake. */
+  env: Record<string, string>;
+  /** The user who approves the next authorizations (GitHub's "signed-in user"). */
+  signInAs(user: FakeGithubUser): void;
+  /** The next authorization is declined (GitHub redirects with error=access_denied). */
+  denyNext(): void;
+  /** Requests seen, for assertions: method, path, and the parsed body of token requests. */
+  requests: { method: string; path: string; body?: Record<string, string>; headers: http.IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}
+
+const DOCS = 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors';
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => { data += chunk; });
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}
+
+export async function startFakeGithub(): Promise<FakeGithub> {
+  const clientId = `Iv1.${randomBytes(8).toString('hex')}`;
+  const clientSecret = randomBytes(20).toString('hex');
+  const codes = new Map<string, Grant>();
+  const tokens = new Map<string, FakeGithubUser>();
+  let user: FakeGithubUser = { id: 583231, login: 'octocat', name: 'The Octocat' };
+  let deny = false;
+  const requests: FakeGithub['requests'] = [];
+
+  /** The token endpoint's answer: JSON when asked for, else GitHub's default form encoding. */
+  function tokenReply(req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, string>) {
+    if ((req.headers.accept ?? '').includes('application/json')) return json(res, 200, body);
+    res.writeHead(200, { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }).end(new URLSearchParams(body).toString());
+  }
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const entry: FakeGithub['requests'][number] = { method: req.method ?? '', path: url.pathname, headers: req.headers };
+    requests.push(entry);
+    try {
+      if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
+        const redirectUri = url.searchParams.get('redirect_uri');
+        const state = url.searchParams.get('state');
+        if (url.searchParams.get('client_id') !== clientId || !redirectUri) {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown client_id or no redirect_uri');
+          return;
+        }
+        const back = new URL(redirectUri);
+        if (deny) {
+          deny = false;
+          back.searchParams.set('error', 'access_denied');
+          back.searchParams.set('error_description', 'The user has denied your application access.');
+        } else {
+          const code = randomBytes(10).toString('hex');
+          codes.set(code, { clientId, redirectUri, user });
+          back.searchParams.set('code', code);
+        }
+        if (state !== null) back.searchParams.set('state', state);
+        res.writeHead(302, { location: back.toString() }).end();
+        return;
+      }
+
+      if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
+        const raw = await readBody(req);
+        const type = req.headers['content-type'] ?? '';
+        const body: Record<string, string> = type.includes('json') ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
+        entry.body = body;
+        // Client credentials in the body (as GitHub documents) or as HTTP Basic.
+        let id = body.client_id;
+        let secret = body.client_secret;
+        const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+        if (basic) [id, secret] = Buffer.from(basic[1]!, 'base64').toString().split(':').map(decodeURIComponent);
+        if (id !== clientId || secret !== clientSecret) {
+          return tokenReply(req, res, { error: 'incorrect_client_credentials', error_description: 'The client_id and/or client_secret passed are incorrect.', error_uri: DOCS });
+        }
+        const grant = body.code ? codes.get(body.code) : undefined;
+        if (!grant) {
+          return tokenReply(req, res, { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.', error_uri: DOCS });
+        }
+        codes.delete(body.code!); // single use
+        if (body.redirect_uri && body.redirect_uri !== grant.redirectUri) {
+          return tokenReply(req, res, { error: 'redirect_uri_mismatch', error_description: 'The redirect_uri MUST match the registered callback URL for this application.', error_uri: DOCS });
+        }
+        const accessToken = `gho_${randomBytes(18).toString('hex')}`;
+        tokens.set(accessToken, grant.user);
+        return tokenReply(req, res, { access_token: accessToken, token_type: 'bearer', scope: '' });
+      }
+
+      if (req.method === 'GET' && url.pathname === '/user') {
+        if (!req.headers['user-agent']) {
+          res.writeHead(403, { 'content-type': 'text/plain' }).end('Request forbidden by administrative rules. Please make sure your request has a User-Agent header.');
+          return;
+        }
+        const auth = /^(?:Bearer|token)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+        const who = auth ? tokens.get(auth[1]!) : undefined;
+        if (!who) return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+        return json(res, 200, {
+          login: who.login,
+          id: who.id,
+          node_id: `U_${Buffer.from(String(who.id)).toString('base64')}`,
+          avatar_url: `https://avatars.githubusercontent.com/u/${who.id}?v=4`,
+          html_url: `https://github.com/${who.login}`,
+          type: 'User',
+          site_admin: false,
+          name: who.name,
+          company: null,
+          blog: '',
+          location: null,
+          email: null,
+          bio: null,
+          public_repos: 8,
+          followers: 20,
+          following: 0,
+          created_at: '2011-01-25T18:44:36Z',
+          updated_at: '2026-01-01T00:00:00Z',
+        });
+      }
+
+      json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+    } catch (err) {
+      json(res, 500, { message: String(err) });
+    }
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    clientId,
+    clientSecret,
+    env: {
+      GITHUB_CLIENT_ID: clientId,
+      GITHUB_CLIENT_SECRET: clientSecret,
+      GITHUB_AUTHORIZE_URL: `${url}/login/oauth/authorize`,
+      GITHUB_TOKEN_URL: `${url}/login/oauth/access_token`,
+      GITHUB_API_URL: url,
+    },
+    signInAs(next) { user = next; },
+    denyNext() { deny = true; },
+    requests,
+    close: () => new Promise<void>((resolve, reject) => {
+      server.closeAllConnections();
+      server.close((err) => (err ? reject(err) : resolve()));
+    }),
+  };
+}

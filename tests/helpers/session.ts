@@ -1,0 +1,76 @@
+// Browser sessions for tests: sign in through the dev sign-in over HTTP (a default test server has
+// no GitHub client, so /auth/dev exists) and get a spec-checked client that sends the cookie.
+import createClient from 'openapi-fetch';
+import type { paths } from '../../src/generated/api.d.ts';
+import type { ApiClient, TestServer } from './server.ts';
+import { specValidation } from './spec-validator.ts';
+
+export const SESSION_COOKIE = 'gm_session';
+
+/** A minimal cookie jar: name=value pairs from Set-Cookie, sent back as one Cookie header. */
+export class CookieJar {
+  readonly cookies = new Map<string, string>();
+
+  /** Stores the response's cookies; a cookie set to expire is removed. */
+  take(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  /** fetch without following redirects, sending and storing cookies. */
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set('cookie', this.header());
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    this.take(response);
+    return response;
+  }
+}
+
+/** A spec-checked client that sends this Cookie header (and any extra headers). */
+export function cookieClient(server: TestServer, cookie: string, headers: Record<string, string> = {}): ApiClient {
+  const client = createClient<paths>({ baseUrl: server.url, headers: { cookie, ...headers } });
+  client.use(specValidation);
+  return client;
+}
+
+export interface BrowserSession {
+  userId: string;
+  /** The Cookie header value, e.g. `gm_session=...`. */
+  cookie: string;
+  /** A spec-checked client that sends the session cookie. */
+  api: ApiClient;
+}
+
+/**
+ * Signs in with the dev sign-in: `{ displayName }` creates a new user, `{ userId }` signs in as an
+ * existing one (e.g. one from `server.user()`).
+ */
+export async function signInDev(server: TestServer, who: { displayName: string } | { userId: string } = { displayName: 'Session User' }): Promise<BrowserSession> {
+  const jar = new CookieJar();
+  const body = 'userId' in who ? { user_id: who.userId } : { display_name: who.displayName };
+  const res = await jar.fetch(`${server.url}/auth/dev`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 303) throw new Error(`dev sign-in answered ${res.status}: ${await res.text()}`);
+  const value = jar.cookies.get(SESSION_COOKIE);
+  if (!value) throw new Error('dev sign-in set no session cookie');
+  const cookie = `${SESSION_COOKIE}=${value}`;
+  const api = cookieClient(server, cookie);
+  const me = await api.GET('/api/profile/me');
+  if (!me.data) throw new Error(`GET /api/profile/me with the new session answered ${me.response.status}`);
+  return { userId: me.data.user_id, cookie, api };
+}

@@ -1,0 +1,232 @@
+// The real server process, as `npm start` runs it: it answers quickly, serves the spec and the
+// docs, and on SIGTERM stops accepting, finishes the requests in flight, stops pg-boss, closes the
+// database and exits 0, leaving a data directory that opens again cleanly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase } from '../db/client.ts';
+import { createUserWithKey } from '../src/accounts.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+const STARTUP_DEADLINE_MS = 45_000;
+
+interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** pino's JSON lines so far (non-JSON output kept as { msg }). */
+  logs(): { msg?: string; level?: number; [k: string]: unknown }[];
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['src/server.ts'], {
+    cwd: root,
+    env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  running.add(child);
+  void exited.then(() => running.delete(child));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    logs: () => out.split('\n').filter(Boolean).map((line) => {
+      try { return JSON.parse(line); } catch { return { msg: line }; }
+    }),
+    exited,
+  };
+}
+
+/** Polls /api/health until 200; returns how long it took. */
+async function waitUntilHealthy(server: ServerProcess): Promise<number> {
+  const started = performance.now();
+  let exit: unknown;
+  void server.exited.then((e) => { exit = e; });
+  while (performance.now() - started < STARTUP_DEADLINE_MS) {
+    if (exit) throw new Error(`the server exited during start-up (${JSON.stringify(exit)}):\n${server.output()}`);
+    try {
+      const res = await get(`${server.url}/api/health`);
+      if (res.status === 200) return performance.now() - started;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no healthy answer within ${STARTUP_DEADLINE_MS} ms:\n${server.output()}`);
+}
+
+/** A GET on a fresh connection (no keep-alive), so nothing is left open between steps. */
+function get(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/**
+ * A POST whose body is held back: the headers and the first half go now, so the server has the
+ * request in flight (routed, authenticated, waiting for the body); `finish()` sends the rest.
+ */
+function heldPost(url: string, apiKey: string, body: object) {
+  const text = JSON.stringify(body);
+  const half = Math.floor(text.length / 2);
+  let finish!: () => void;
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+    }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { data += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.write(text.slice(0, half));
+    finish = () => req.end(text.slice(half));
+  });
+  return { response, finish: () => finish() };
+}
+
+async function until(what: string, condition: () => boolean, server: ServerProcess, ms = 15_000) {
+  const started = performance.now();
+  while (!condition()) {
+    if (performance.now() - started > ms) throw new Error(`timed out waiting for ${what}:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const running = new Set<ChildProcess>();
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL');
+  for (const cleanup of cleanups) await cleanup();
+});
+
+async function freshServerDatabase(adminUrl: string): Promise<string> {
+  const name = `gm_proc_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const a = postgres(adminUrl, { max: 1, onnotice: () => {} });
+    await a.unsafe(`drop database if exists ${name} with (force)`);
+    await a.end();
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+const variants = [
+  { name: 'embedded PGlite under DATA_DIR', server: false },
+  ...(process.env.DATABASE_URL ? [{ name: 'server Postgres (DATABASE_URL)', server: true }] : []),
+];
+
+describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) => {
+  it('starts, serves the spec and docs, shuts down gracefully on SIGTERM, and starts again', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env: Record<string, string> = { DATA_DIR: dataDir };
+    if (onServer) env.DATABASE_URL = await freshServerDatabase(process.env.DATABASE_URL!);
+
+    // A user with a key, made in the same database before the server opens it (as the CLI does).
+    const setup = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir });
+    await migrate(setup);
+    const { apiKey } = await createUserWithKey(setup.db, 'Process Tester');
+    await setup.close();
+
+    const server = await spawnServer(env);
+    const ms = await waitUntilHealthy(server);
+    console.log(`[server-process] healthy ${Math.round(ms)} ms after spawn (${onServer ? 'Postgres' : 'PGlite'})`);
+    expect(server.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('gigmarket listening on'))).toBe(true);
+
+    const yaml = await get(`${server.url}/openapi.yaml`);
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers['content-type']).toMatch(/yaml/);
+    expect(yaml.body).toMatch(/^openapi: 3\.1\.0$/m);
+    const json = await get(`${server.url}/openapi.json`);
+    expect(json.status).toBe(200);
+    expect(JSON.parse(json.body)).toMatchObject({ openapi: '3.1.0', info: { title: 'gigmarket API' } });
+    const docs = await fetch(`${server.url}/docs`, { headers: { connection: 'close' } });
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await docs.text()).toMatch(/<html/i);
+
+    // A batch of requests in flight: each routed and authenticated, its body still arriving.
+    const batch = Array.from({ length: 8 }, (_, i) => heldPost(`${server.url}/api/gigs`, apiKey, { title: `In flight ${i}` }));
+    const incoming = () => server.logs().filter((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/api/gigs').length;
+    await until('the batch to reach the server', () => incoming() === batch.length, server);
+
+    server.child.kill('SIGTERM');
+    await until('the shutdown to begin', () => server.logs().some((l) => l.msg === 'shutting down'), server);
+    // It stops accepting: a new connection is refused (or answered 503) while the batch is open.
+    let refused = false;
+    const started = performance.now();
+    while (!refused && performance.now() - started < 10_000) {
+      try {
+        const res = await get(`${server.url}/api/health`);
+        refused = res.status === 503;
+      } catch (err) {
+        refused = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+      }
+      if (!refused) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(refused, 'new connections refused during shutdown').toBe(true);
+
+    for (const request of batch) request.finish();
+    const settled = await Promise.allSettled(batch.map((r) => r.response));
+    expect(settled.filter((r) => r.status === 'rejected'), 'requests reset').toEqual([]);
+    const responses = settled.map((r) => (r as PromiseFulfilledResult<{ status: number; body: string }>).value);
+    for (const [i, res] of responses.entries()) {
+      expect(res.status, res.body).toBe(201);
+      expect(JSON.parse(res.body)).toMatchObject({ title: `In flight ${i}` });
+    }
+    const ids = responses.map((r) => (JSON.parse(r.body) as { id: string }).id);
+
+    const exit = await server.exited;
+    expect(exit, server.output()).toEqual({ code: 0, signal: null });
+    const messages = server.logs().map((l) => l.msg);
+    expect(messages).toContain('shutting down');
+    expect(messages).toContain('shut down');
+    expect(server.logs().filter((l) => (l.level ?? 0) >= 50), 'no errors logged').toEqual([]);
+
+    // The same data opens again, and what the in-flight requests wrote is there.
+    const again = await spawnServer(env);
+    await waitUntilHealthy(again);
+    for (const id of ids) {
+      const res = await fetch(`${again.url}/api/gigs/${id}`, { headers: { authorization: `Bearer ${apiKey}`, connection: 'close' } });
+      expect(res.status).toBe(200);
+    }
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toEqual({ code: 0, signal: null });
+  }, 120_000);
+});

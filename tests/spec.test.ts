@@ -1,0 +1,116 @@
+// The spec's house rules, checked mechanically on every operation of openapi.yaml (the lint
+// checks the general OpenAPI rules; these are ours, from DESIGN §3 and the issue).
+import { describe, expect, it } from 'vitest';
+import { listOperations, loadSpec, type OpenApiDocument } from '../src/spec.ts';
+
+const spec = loadSpec();
+const operations = listOperations(spec);
+const definedTags = new Set<string>((spec.tags ?? []).map((t: { name: string }) => t.name));
+
+/** Follows a local `$ref` (e.g. '#/components/responses/NotFound') to what it names. */
+function deref<T = OpenApiDocument>(value: T | { $ref: string }): T {
+  let v: unknown = value;
+  for (let i = 0; i < 10 && v && typeof v === 'object' && '$ref' in v; i++) {
+    const ref = (v as { $ref: string }).$ref;
+    v = ref.replace(/^#\//, '').split('/')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((node, p) => (node as Record<string, unknown> | undefined)?.[p], spec);
+  }
+  return v as T;
+}
+
+function parametersOf(path: string, operation: OpenApiDocument): OpenApiDocument[] {
+  return [...(spec.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((p) => deref(p));
+}
+
+const statuses = (operation: OpenApiDocument) => Object.keys(operation.responses ?? {});
+const jsonBody = (operation: OpenApiDocument) => deref(operation.requestBody ?? {})?.content?.['application/json'];
+const hasExample = (media: OpenApiDocument) => media.example !== undefined || Object.keys(media.examples ?? {}).length > 0;
+
+/**
+ * Object schemas (followed through $ref, properties, items and compositions) that break a rule.
+ * Closed means `additionalProperties: false`, or `unevaluatedProperties: false` on a schema that
+ * composes its parts with allOf (which then need not close themselves); `additionalProperties:
+ * true`, written out, is a deliberate open schema (e.g. a provider's event).
+ */
+function objectProblems(schema: unknown, where: string, rules: { requiredList: boolean }, seen = new Set<unknown>(), closedByParent = false): string[] {
+  const s = deref(schema as OpenApiDocument);
+  if (!s || typeof s !== 'object' || seen.has(s)) return [];
+  seen.add(s);
+  const problems: string[] = [];
+  const closesParts = s.unevaluatedProperties === false;
+  if (s.properties) {
+    const closed = s.additionalProperties === false || s.additionalProperties === true || closesParts || closedByParent;
+    if (!closed) problems.push(`${where}: additionalProperties must be false`);
+    if (rules.requiredList && !Array.isArray(s.required)) problems.push(`${where}: must list required`);
+    for (const [name, sub] of Object.entries(s.properties)) problems.push(...objectProblems(sub, `${where}.${name}`, rules, seen));
+  }
+  if (s.items) problems.push(...objectProblems(s.items, `${where}[]`, rules, seen));
+  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+    for (const [i, sub] of (s[key] ?? []).entries()) problems.push(...objectProblems(sub, `${where}(${key}[${i}])`, rules, seen, key === 'allOf' && closesParts));
+  }
+  return problems;
+}
+
+it('has operations to check', () => {
+  expect(operations.length).toBeGreaterThan(1);
+});
+
+it('uses each operationId once', () => {
+  const ids = operations.map((o) => o.operationId);
+  expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+});
+
+describe.each(operations.map((o) => [`${o.method.toUpperCase()} ${o.path} (${o.operationId})`, o] as const))('%s', (_name, op) => {
+  const { operation, path, method, security } = op;
+  const declared = statuses(operation);
+
+  it('has an operationId, summary, description and defined tags', () => {
+    expect(operation.operationId).toMatch(/^[a-z][A-Za-z0-9]+$/);
+    expect(operation.summary?.trim()).toBeTruthy();
+    expect(operation.description?.trim()).toBeTruthy();
+    expect(operation.tags?.length).toBeGreaterThan(0);
+    for (const tag of operation.tags ?? []) expect(definedTags, `tag ${tag}`).toContain(tag);
+  });
+
+  it.runIf(security.length > 0)('declares 401 and 500, being authenticated', () => {
+    expect(declared).toEqual(expect.arrayContaining(['401', '500']));
+  });
+
+  // Idempotency-Key is honoured per caller: unauthenticated POSTs (the provider's webhook, which
+  // dedups by event id instead) have none.
+  it.runIf(method === 'post' && security.length > 0)('takes an Idempotency-Key and declares 409 and 422, being an authenticated POST', () => {
+    const refs = (operation.parameters ?? []).map((p: { $ref?: string }) => p.$ref);
+    expect(refs).toContain('#/components/parameters/IdempotencyKey');
+    expect(declared).toEqual(expect.arrayContaining(['409', '422']));
+    expect(deref(operation.responses['422'])).toBe(spec.components.responses.IdempotencyKeyReused);
+  });
+
+  it.runIf(parametersOf(path, operation).length > 0 || operation.requestBody !== undefined)('declares 400, taking input', () => {
+    expect(declared).toContain('400');
+  });
+
+  it.runIf(jsonBody(operation) !== undefined)('has a request example, a closed body schema, and declares 413 and 415', () => {
+    const media = jsonBody(operation)!;
+    expect(hasExample(media), 'request body example').toBe(true);
+    expect(objectProblems(media.schema, 'body', { requiredList: false })).toEqual([]);
+    expect(declared).toEqual(expect.arrayContaining(['400', '413', '415']));
+  });
+
+  it('has an example and a closed, required-listing schema for every JSON response', () => {
+    const problems: string[] = [];
+    for (const status of declared) {
+      const response = deref(operation.responses[status]);
+      if (!response?.description) problems.push(`${status}: no description`);
+      const media = response?.content?.['application/json'];
+      if (!media) continue;
+      if (!hasExample(media)) problems.push(`${status}: no example`);
+      problems.push(...objectProblems(media.schema, `${status}`, { requiredList: true }));
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it.runIf(/\{[^}]+\}/.test(path))('declares 404, addressing a resource by id', () => {
+    expect(declared).toContain('404');
+  });
+});
