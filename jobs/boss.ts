@@ -7,6 +7,11 @@ import type { FastifyBaseLogger } from 'fastify';
 export interface JobDefinition<T = object> {
   name: string;
   cron?: string;
+  /**
+   * Several schedules on this one queue, told apart by key (pg-boss schedule keys), each sending its
+   * own data. At start the queue's schedules become exactly these: keys no longer listed are removed.
+   */
+  schedules?: { key: string; cron: string; data: object }[];
   handler(data: T): Promise<void>;
 }
 
@@ -16,6 +21,12 @@ export interface JobSystem {
   /** True while pg-boss runs and can reach its schema. */
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
+}
+
+async function replaceSchedules(boss: PgBoss, name: string, schedules: NonNullable<JobDefinition['schedules']>): Promise<void> {
+  for (const s of schedules) await boss.schedule(name, s.cron, s.data, { key: s.key });
+  const keep = new Set(schedules.map((s) => s.key));
+  for (const old of await boss.getSchedules(name)) if (!keep.has(old.key)) await boss.unschedule(name, old.key);
 }
 
 export async function startJobs(database: Database, log: FastifyBaseLogger, jobs: JobDefinition<any>[]): Promise<JobSystem> {
@@ -33,6 +44,7 @@ export async function startJobs(database: Database, log: FastifyBaseLogger, jobs
       for (const item of batch) await job.handler(item.data as object);
     });
     if (job.cron) await boss.schedule(job.name, job.cron);
+    if (job.schedules) await replaceSchedules(boss, job.name, job.schedules);
   }
   return {
     boss,

@@ -1,0 +1,30 @@
+// External gig sources (DESIGN §8): one queue, one pg-boss schedule per enabled source (keyed by the
+// source's name, on the source's cron), each job syncing the source it names. SOURCES_FILE is read
+// and validated when the server starts; a mistake in it stops the start with a message.
+import { loadSources } from '../src/sources/config.ts';
+import { syncSource } from '../src/sources/sync.ts';
+import type { JobDefinition } from './boss.ts';
+import type { JobContext } from './index.ts';
+
+export const SOURCE_SYNC_QUEUE = 'source-sync';
+
+export interface SourceSyncData { source: string }
+
+export function sourceSyncJob(ctx: JobContext): JobDefinition<SourceSyncData> {
+  const sources = loadSources(ctx.config.sourcesFile);
+  const byName = new Map(sources.map((s) => [s.name, s]));
+  return {
+    name: SOURCE_SYNC_QUEUE,
+    schedules: sources.filter((s) => s.enabled).map((s) => ({ key: s.name, cron: s.schedule, data: { source: s.name } })),
+    async handler(data) {
+      const source = byName.get(data.source);
+      // A job queued before the operator removed or disabled the source: nothing to do.
+      if (!source || !source.enabled) {
+        ctx.log.warn({ source: data.source }, 'source-sync job for a source that is not configured or not enabled; ignored');
+        return;
+      }
+      // Failures are logged inside and wait for the next scheduled run rather than a retry now.
+      await syncSource({ db: ctx.db, log: ctx.log }, source);
+    },
+  };
+}
