@@ -21,6 +21,7 @@ async function presentMyProfile(db: Executor, user: UserRow) {
     bio: user.bio,
     skills: user.skills,
     portfolio_website_url: user.portfolioWebsiteUrl,
+    contact_details: user.contactDetails,
     resume_url: null, // resume upload comes with a later issue (users.resume_key)
     github_login: user.githubLogin,
     vouched_by: await vouchedBy(db, user.id),
@@ -58,6 +59,7 @@ export function profileHandlers(ctx: AppContext): Handlers<'getMyProfile' | 'upd
       if (body.bio !== undefined) patch.bio = body.bio;
       if (body.skills !== undefined) patch.skills = normalizeSkills(body.skills);
       if (body.portfolio_website_url !== undefined) patch.portfolioWebsiteUrl = body.portfolio_website_url;
+      if (body.contact_details !== undefined) patch.contactDetails = body.contact_details;
       return ctx.db.transaction(async (tx) => {
         const user = await updateProfile(tx, userId, patch);
         if (!user) throw new ApiError('UNAUTHENTICATED', 'the user of these credentials no longer exists');

@@ -7,6 +7,8 @@ import type { FastifyBaseLogger } from 'fastify';
 export interface JobDefinition<T = object> {
   name: string;
   cron?: string;
+  /** Jobs of this queue one process handles at once (pg-boss localConcurrency); default 1. */
+  concurrency?: number;
   /**
    * Several schedules on this one queue, told apart by key (pg-boss schedule keys), each sending its
    * own data. At start the queue's schedules become exactly these: keys no longer listed are removed.
@@ -40,7 +42,7 @@ export async function startJobs(database: Database, log: FastifyBaseLogger, jobs
   running = true;
   for (const job of jobs) {
     await boss.createQueue(job.name);
-    await boss.work(job.name, async (batch) => {
+    await boss.work(job.name, { localConcurrency: job.concurrency ?? 1 }, async (batch) => {
       for (const item of batch) await job.handler(item.data as object);
     });
     if (job.cron) await boss.schedule(job.name, job.cron);

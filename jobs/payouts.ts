@@ -7,6 +7,8 @@ import type { JobContext } from './index.ts';
 export function payoutJob(ctx: JobContext): JobDefinition<{ milestone_id: string }> {
   return {
     name: PAYOUT_QUEUE,
+    // Payouts fall due in bursts (every contract's releases); each waits on the provider.
+    concurrency: 4,
     async handler(data) {
       await payout({ db: ctx.db, payments: ctx.payments }, data.milestone_id);
     },

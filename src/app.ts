@@ -13,6 +13,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { listOperations, loadSpec, specText } from './spec.ts';
 import { allHandlers } from '../handlers/index.ts';
 import { registerBrowserRoutes } from './auth/browser-routes.ts';
+import { keepRawJsonBodies } from './http/raw-body.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -40,6 +41,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
+  keepRawJsonBodies(app);
   await app.register(cookie, { secret: ctx.sessionSecret });
   await app.register(multipart, { limits: { fileSize: 5 * 1024 * 1024, files: 1 } });
 

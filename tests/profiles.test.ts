@@ -22,6 +22,7 @@ describe('GET /api/profile/me', () => {
       bio: '',
       skills: [],
       portfolio_website_url: null,
+      contact_details: null,
       resume_url: null,
       github_login: null,
       vouched_by: [],
@@ -78,6 +79,22 @@ describe('PATCH /api/profile/me', () => {
     expect((await userRow(me.userId)).portfolioWebsiteUrl).toBeNull();
     const cleared = await me.api.PATCH('/api/profile/me', { body: { skills: [], bio: '' } });
     expect(cleared.data).toMatchObject({ bio: '', skills: [] });
+  });
+
+  it('sets and clears the private contact details, which the public profile never shows', async () => {
+    const me = await server.user('Margaret');
+    const set = await me.api.PATCH('/api/profile/me', { body: { contact_details: 'margaret@example.com' } });
+    expect(set.data).toMatchObject({ contact_details: 'margaret@example.com' });
+    expect((await userRow(me.userId)).contactDetails).toBe('margaret@example.com');
+    const other = await server.user('Curious');
+    const pub = await other.api.GET('/api/profile/{userId}', { params: { path: { userId: me.userId } } });
+    expect(JSON.stringify(pub.data)).not.toContain('margaret@example.com');
+    const tooLong = await me.api.PATCH('/api/profile/me', { body: { contact_details: 'x'.repeat(501) } });
+    expect(tooLong.response.status).toBe(400);
+    expect(tooLong.error!.error.issues.map((i) => i.path)).toContain('body.contact_details');
+    const cleared = await me.api.PATCH('/api/profile/me', { body: { contact_details: null } });
+    expect(cleared.data).toMatchObject({ contact_details: null });
+    expect((await userRow(me.userId)).contactDetails).toBeNull();
   });
 
   it('works from a browser session too', async () => {

@@ -26,8 +26,20 @@ export async function lockContract(tx: Executor, id: string): Promise<ContractRo
   return row;
 }
 
+export async function lockContractByNegotiation(tx: Executor, negotiationId: string): Promise<ContractRow | undefined> {
+  const [row] = await tx.select().from(contracts).where(eq(contracts.negotiationId, negotiationId)).limit(1).for('update');
+  return row;
+}
+
 export async function getContractByNegotiation(db: Executor, negotiationId: string): Promise<ContractRow | undefined> {
   const [row] = await db.select().from(contracts).where(eq(contracts.negotiationId, negotiationId)).limit(1);
+  return row;
+}
+
+/** A contract between this worker and the gig's client in one of these statuses, if any. */
+export async function findContractOnGig(db: Executor, gigId: string, workerUserId: string, statuses: readonly string[]): Promise<ContractRow | undefined> {
+  const [row] = await db.select().from(contracts)
+    .where(and(eq(contracts.gigId, gigId), eq(contracts.workerUserId, workerUserId), sql`${contracts.status} in ${statuses}`)).limit(1);
   return row;
 }
 
@@ -97,5 +109,18 @@ export async function getMilestoneWithContract(db: Executor, milestoneId: string
   const [row] = await db.select({ milestone: milestones, contract: contracts }).from(milestones)
     .innerJoin(contracts, eq(contracts.id, milestones.contractId))
     .where(eq(milestones.id, milestoneId)).limit(1);
+  return row;
+}
+
+/** negotiation id -> its contract's id and the round it holds, for a page of negotiations. */
+export async function listContractIdsByNegotiation(db: Executor, negotiationIds: string[]): Promise<Map<string, { id: string; roundId: string }>> {
+  if (negotiationIds.length === 0) return new Map();
+  const rows = await db.select({ id: contracts.id, roundId: contracts.roundId, negotiationId: contracts.negotiationId }).from(contracts)
+    .where(sql`${contracts.negotiationId} in ${negotiationIds}`);
+  return new Map(rows.map((r) => [r.negotiationId, { id: r.id, roundId: r.roundId }]));
+}
+
+export async function findMilestoneByPayment(db: Executor, paymentId: string): Promise<MilestoneRow | undefined> {
+  const [row] = await db.select().from(milestones).where(eq(milestones.paymentId, paymentId)).limit(1);
   return row;
 }

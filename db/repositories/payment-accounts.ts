@@ -10,6 +10,12 @@ export async function getPaymentAccount(db: Executor, userId: string, provider: 
   return row;
 }
 
+/** The account, locked for the rest of the transaction (approval and verification queue up on it). */
+export async function lockPaymentAccount(tx: Executor, userId: string, provider: string): Promise<PaymentAccountRow | undefined> {
+  const [row] = await tx.select().from(paymentAccounts).where(and(eq(paymentAccounts.userId, userId), eq(paymentAccounts.provider, provider))).limit(1).for('update');
+  return row;
+}
+
 export async function findPaymentAccountByAccountId(db: Executor, provider: string, accountId: string): Promise<PaymentAccountRow | undefined> {
   const [row] = await db.select().from(paymentAccounts).where(and(eq(paymentAccounts.provider, provider), eq(paymentAccounts.accountId, accountId))).limit(1);
   return row;

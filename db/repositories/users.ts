@@ -44,7 +44,7 @@ export async function listUsers(db: Executor, page: { limit: number; afterId?: s
     .orderBy(desc(users.id)).limit(page.limit);
 }
 
-export async function updateProfile(db: Executor, userId: string, patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl'>>) {
+export async function updateProfile(db: Executor, userId: string, patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails'>>) {
   const [row] = await db.update(users).set({ ...patch, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
   return row;
 }

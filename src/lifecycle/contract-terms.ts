@@ -2,10 +2,9 @@
 import type { Executor } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { NegotiationRow, RoundRow } from '../../db/repositories/negotiations.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
 import { transition } from '../domain/state-machine.ts';
 import { contractTransitions } from '../domain/contract.ts';
-import { audience } from './parties.ts';
+import { contractEvent } from './events.ts';
 
 /** When a round leaves payout_delay_days open, the contract uses this (within the 3..10 allowed). */
 export const DEFAULT_PAYOUT_DELAY_DAYS = 7;
@@ -41,9 +40,6 @@ export async function createOrUpdateContractFromRound(tx: Executor, negotiation:
     eventType = 'contract.created';
   }
   await contractsRepo.replaceMilestones(tx, contract.id, round.currency, round.milestones);
-  await recordEvent(tx, {
-    type: eventType, resourceType: 'contract', resourceId: contract.id, actorUserId,
-    audienceUserIds: audience(contract), data: { contract_id: contract.id, negotiation_id: negotiation.id, status: contract.status, approval_deadline: contract.approvalDeadline },
-  });
+  await contractEvent(tx, eventType, contract, actorUserId);
   return contract;
 }

@@ -6,23 +6,19 @@ import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { ContractRow } from '../../db/repositories/contracts.ts';
 import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
 import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
 import { contractTransitions, type ContractAction } from '../domain/contract.ts';
-import { presentContract } from '../presenters/contracts.ts';
-import { audience, requireRole, roleOf } from './parties.ts';
+import { negotiationTransitions } from '../domain/negotiation.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { requireRole, roleOf } from './parties.ts';
+import { contractEvent, negotiationEvent } from './events.ts';
 import type { LifecycleDeps } from './deps.ts';
 
 export function move(contract: ContractRow, action: ContractAction) {
   return transition(contractTransitions, 'contract', contract.status as never, action);
 }
 
-/** Writes the contract event with the contract as the API shows it after the change. */
-export async function contractEvent(tx: Executor, type: string, contract: ContractRow, actorUserId: string | null) {
-  const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
-  await recordEvent(tx, { type, resourceType: 'contract', resourceId: contract.id, actorUserId, audienceUserIds: audience(contract), data: presentContract(contract, milestones) });
-}
 
 /** The worker's provider account, created on first need (idempotent at the provider). */
 async function ensureWorkerAccount(deps: LifecycleDeps, workerUserId: string) {
@@ -60,6 +56,9 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
   }
 
   const result = await deps.db.transaction(async (tx) => {
+    // The worker's account first, then the contract: the order the KYC webhook locks them in
+    // (workerVerified, below), so a verification committing meanwhile is seen, and no deadlock.
+    const account = await accountsRepo.lockPaymentAccount(tx, before.workerUserId, deps.payments.name);
     const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
     if (!contract) throw notFound('contract');
     const step = move(contract, 'approve');
@@ -77,7 +76,6 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
     const kyc = move(updated, 'complete_approval');
     updated = await contractsRepo.updateContract(tx, contract.id, { status: kyc.to });
     await contractEvent(tx, kyc.event, updated, callerId);
-    const account = await accountsRepo.getPaymentAccount(tx, updated.workerUserId, deps.payments.name);
     if (account?.verifiedAt) {
       const active = move(updated, 'verify_worker');
       updated = await contractsRepo.updateContract(tx, contract.id, { status: active.to, activatedAt: new Date() });
@@ -107,9 +105,30 @@ async function linkAfterTheFact(deps: LifecycleDeps, contract: ContractRow): Pro
 
 /** A party sends the contract back to negotiation with notes; approvals are cleared. */
 export async function revise(deps: LifecycleDeps, callerId: string, contractId: string, notes: string) {
+  try {
+    return await reviseLocked(deps, callerId, contractId, notes);
+  } catch (err) {
+    // Only a race can get here (starting a negotiation checks for a revisable contract first).
+    if (isUniqueViolation(err, 'negotiations_open_key')) throw conflict('another negotiation between these parties on this gig is open: cancel it first');
+    throw err;
+  }
+}
+
+/**
+ * Locks the contract's negotiation, then the contract: the order agree and cancelNegotiation use
+ * too, so that concurrent moves on the pair queue up instead of deadlocking.
+ */
+async function lockPair(tx: Executor, callerId: string, contractId: string) {
+  const found = await contractsRepo.getContractForParty(tx, callerId, contractId);
+  if (!found) throw notFound('contract');
+  const negotiation = (await negotiationsRepo.lockNegotiation(tx, found.negotiationId))!;
+  const contract = (await contractsRepo.lockContractForParty(tx, callerId, contractId))!;
+  return { negotiation, contract };
+}
+
+async function reviseLocked(deps: LifecycleDeps, callerId: string, contractId: string, notes: string) {
   return deps.db.transaction(async (tx) => {
-    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
-    if (!contract) throw notFound('contract');
+    const { negotiation, contract } = await lockPair(tx, callerId, contractId);
     const step = move(contract, 'revise');
     const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
     if (milestones.some((m) => m.status !== 'pending')) throw new ApiError('INVALID_STATE', 'a milestone of this contract is already funded; it cannot be revised');
@@ -118,9 +137,9 @@ export async function revise(deps: LifecycleDeps, callerId: string, contractId: 
       clientApprovedAt: null, workerApprovedAt: null, approvalDeadline: null,
     });
     await contractEvent(tx, step.event, updated, callerId);
-    const negotiation = await negotiationsRepo.lockNegotiation(tx, contract.negotiationId);
-    const reopened = await negotiationsRepo.setNegotiationStatus(tx, negotiation!.id, 'open', { agreedAt: null });
-    await recordEvent(tx, { type: 'negotiation.reopened', resourceType: 'negotiation', resourceId: reopened.id, actorUserId: callerId, audienceUserIds: audience(reopened), data: { negotiation_id: reopened.id, contract_id: contract.id, notes } });
+    const reopen = transition(negotiationTransitions, 'negotiation', negotiation.status as never, 'reopen');
+    const reopened = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, reopen.to, { agreedAt: null });
+    await negotiationEvent(tx, reopen.event, reopened, callerId);
     return updated;
   });
 }
@@ -128,15 +147,13 @@ export async function revise(deps: LifecycleDeps, callerId: string, contractId: 
 /** A party cancels a contract that has not become binding; its negotiation ends with it. */
 export async function cancel(deps: LifecycleDeps, callerId: string, contractId: string) {
   return deps.db.transaction(async (tx) => {
-    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
-    if (!contract) throw notFound('contract');
+    const { negotiation, contract } = await lockPair(tx, callerId, contractId);
     const step = move(contract, 'cancel');
     const updated = await contractsRepo.updateContract(tx, contract.id, { status: step.to, cancelledAt: new Date() });
     await contractEvent(tx, step.event, updated, callerId);
-    const negotiation = await negotiationsRepo.lockNegotiation(tx, contract.negotiationId);
-    if (negotiation && negotiation.status !== 'cancelled') {
+    if (negotiation.status !== 'cancelled') {
       const ended = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, 'cancelled', { cancelledAt: new Date() });
-      await recordEvent(tx, { type: 'negotiation.cancelled', resourceType: 'negotiation', resourceId: ended.id, actorUserId: callerId, audienceUserIds: audience(ended), data: { negotiation_id: ended.id, contract_id: contract.id } });
+      await negotiationEvent(tx, 'negotiation.cancelled', ended, callerId);
     }
     return updated;
   });

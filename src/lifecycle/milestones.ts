@@ -2,6 +2,7 @@
 // confirms it, the client releases it, and a delayed job pays the worker. Provider calls carry
 // idempotency keys derived from the milestone, and happen before our writes, so a repeat — also
 // a concurrent one — returns the same payment, and a provider failure changes nothing here.
+import { setTimeout } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { fromDrizzle } from 'pg-boss';
 import type { Executor } from '../../db/client.ts';
@@ -10,11 +11,13 @@ import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.
 import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
 import { recordEvent } from '../../db/repositories/events.ts';
 import { ApiError, notFound } from '../errors.ts';
+import { PaymentProviderError } from '../payments/provider.ts';
 import { transition } from '../domain/state-machine.ts';
 import { milestoneTransitions, type MilestoneAction } from '../domain/milestone.ts';
 import { presentMilestone } from '../presenters/contracts.ts';
 import { audience, requireRole } from './parties.ts';
-import { contractEvent, move as moveContract } from './contracts.ts';
+import { move as moveContract } from './contracts.ts';
+import { contractEvent } from './events.ts';
 import type { LifecycleDeps } from './deps.ts';
 
 export const PAYOUT_QUEUE = 'milestone-payout';
@@ -48,13 +51,7 @@ export async function fund(deps: LifecycleDeps, callerId: string, contractId: st
   // Already funded (or being funded): the same payment and secret again, never a second charge.
   if (current.status !== 'pending') return { milestone: current, clientSecret: current.clientSecret, paymentId: current.paymentId };
 
-  const payment = current.amountCents === 0 ? null : await deps.payments.createPayment({
-    milestoneId: current.id,
-    amountCents: current.amountCents,
-    currency: current.currency,
-    description: `${current.title} (contract ${contract.id})`,
-    metadata: { contract_id: contract.id, milestone_id: current.id },
-  });
+  const payment = current.amountCents === 0 ? null : await createPayment(deps, contract, current);
 
   return deps.db.transaction(async (tx) => {
     const milestone = await contractsRepo.lockMilestone(tx, contract.id, milestoneId);
@@ -72,28 +69,73 @@ export async function fund(deps: LifecycleDeps, callerId: string, contractId: st
   });
 }
 
-/** The provider confirmed the payment: the milestone is funded. Repeats change nothing. */
-export async function paymentSucceeded(tx: Executor, input: { paymentId: string; amountCents: number; currency: string }) {
-  const milestone = await contractsRepo.lockMilestoneByPayment(tx, input.paymentId);
-  if (!milestone || milestone.status !== 'funding') return undefined;
-  if (milestone.amountCents !== input.amountCents || milestone.currency.toLowerCase() !== input.currency.toLowerCase()) {
-    throw new Error(`payment ${input.paymentId} does not match milestone ${milestone.id} (amount or currency)`);
+/** How often, and how long apart, fund waits for a concurrent fund of the same milestone at the provider. */
+const IN_PROGRESS_ATTEMPTS = 6;
+const IN_PROGRESS_BACKOFF_MS = 100;
+
+/**
+ * The milestone's payment at the provider. A concurrent fund of the same milestone may still hold
+ * the idempotency key there (Stripe answers 409 "in progress"): wait for it and ask again, which
+ * replays its payment, rather than failing a request that the other one is about to satisfy.
+ */
+async function createPayment(deps: LifecycleDeps, contract: ContractRow, milestone: MilestoneRow) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.payments.createPayment({
+        milestoneId: milestone.id,
+        amountCents: milestone.amountCents,
+        currency: milestone.currency,
+        description: `${milestone.title} (contract ${contract.id})`,
+        metadata: { contract_id: contract.id, milestone_id: milestone.id },
+      });
+    } catch (error) {
+      if (!(error instanceof PaymentProviderError) || error.failure !== 'in_progress' || attempt >= IN_PROGRESS_ATTEMPTS) throw error;
+    }
+    await setTimeout(IN_PROGRESS_BACKOFF_MS * 2 ** (attempt - 1));
   }
-  const contract = await contractsRepo.lockContract(tx, milestone.contractId);
-  const step = move(milestone, 'confirm_payment');
-  const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, fundedAt: new Date() });
-  await milestoneEvent(tx, step.event, contract!, updated, null);
-  return updated;
 }
 
-/** A payment attempt failed; the PaymentIntent stays open for another attempt. */
-export async function paymentFailed(tx: Executor, input: { paymentId: string; reason: string }) {
+/**
+ * The provider confirmed the payment: the milestone is funded. Returns false when the payment is
+ * not one of ours. Repeats change nothing. A payment whose amount or currency differs from the
+ * milestone's (say, edited at the provider) funds nothing: it is recorded as
+ * milestone.payment_mismatch for the parties and the operator to settle.
+ */
+export async function paymentSucceeded(tx: Executor, input: { paymentId: string; amountCents: number; currency: string }): Promise<boolean> {
   const milestone = await contractsRepo.lockMilestoneByPayment(tx, input.paymentId);
-  if (!milestone || milestone.status !== 'funding') return undefined;
-  const contract = await contractsRepo.lockContract(tx, milestone.contractId);
+  if (!milestone) return false;
+  if (milestone.status !== 'funding') return true;
+  const contract = (await contractsRepo.lockContract(tx, milestone.contractId))!;
+  if (milestone.amountCents !== input.amountCents || milestone.currency.toUpperCase() !== input.currency.toUpperCase()) {
+    await milestoneEvent(tx, 'milestone.payment_mismatch', contract, milestone, null, {
+      payment_id: input.paymentId, received_amount_cents: input.amountCents, received_currency: input.currency.toUpperCase(),
+    });
+    return true;
+  }
+  const step = move(milestone, 'confirm_payment');
+  const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, fundedAt: new Date() });
+  await milestoneEvent(tx, step.event, contract, updated, null);
+  return true;
+}
+
+/** A payment attempt failed; the PaymentIntent stays open for another attempt. False when not ours. */
+export async function paymentFailed(tx: Executor, input: { paymentId: string; reason: string }): Promise<boolean> {
+  const milestone = await contractsRepo.lockMilestoneByPayment(tx, input.paymentId);
+  if (!milestone) return false;
+  if (milestone.status !== 'funding') return true; // a late failure after a successful attempt
+  const contract = (await contractsRepo.lockContract(tx, milestone.contractId))!;
   const step = move(milestone, 'payment_failed');
-  await milestoneEvent(tx, step.event, contract!, milestone, null, { failure_reason: input.reason });
-  return milestone;
+  await milestoneEvent(tx, step.event, contract, milestone, null, { failure_reason: input.reason });
+  return true;
+}
+
+/**
+ * A payout that fails (the provider is down, say) is retried with exponential backoff on the payout
+ * clock: the first retry one "minute" of a payout day later (60 s with real days), doubling, ten
+ * times (about 17 hours in all), instead of pg-boss's default of two immediate retries.
+ */
+export function payoutRetries(payoutDaySeconds: number) {
+  return { retryLimit: 10, retryDelay: Math.max(1, Math.round(payoutDaySeconds / 1440)), retryBackoff: true };
 }
 
 /**
@@ -109,13 +151,14 @@ export async function release(deps: LifecycleDeps, callerId: string, contractId:
     const milestone = await contractsRepo.lockMilestone(tx, contractId, milestoneId);
     if (!milestone) throw notFound('milestone');
     const step = move(milestone, 'release');
-    const delaySeconds = contract!.payoutDelayDays * deps.payoutDaySeconds;
-    const payoutDueAt = new Date(Date.now() + delaySeconds * 1000);
-    const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, releasedAt: new Date(), payoutDueAt });
+    const releasedAt = new Date();
+    const payoutDueAt = new Date(releasedAt.getTime() + contract!.payoutDelayDays * deps.payoutDaySeconds * 1000);
+    const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, releasedAt, payoutDueAt });
     await milestoneEvent(tx, step.event, contract!, updated, callerId);
     await deps.boss.send(PAYOUT_QUEUE, { milestone_id: milestone.id }, {
       startAfter: payoutDueAt,
       singletonKey: milestone.id,
+      ...payoutRetries(deps.payoutDaySeconds),
       db: fromDrizzle(tx as never, sql),
     } as never);
     let finalContract = contract!;

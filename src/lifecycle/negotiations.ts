@@ -1,17 +1,19 @@
 // Negotiations (DESIGN §5): the gig's client starts one with a shortlisted worker; rounds
 // alternate; the party who did not propose the latest round agrees, which creates the contract
 // (or, after a revise, updates it) in pending_owner_approval. Every change writes its event.
-import type { Db, Executor } from '../../db/client.ts';
+import type { Db } from '../../db/client.ts';
 import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
 import type { NegotiationRow, RoundTerms } from '../../db/repositories/negotiations.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
 import { ApiError, conflict, forbidden, notFound } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
 import { negotiationTransitions, type NegotiationAction } from '../domain/negotiation.ts';
-import { audience, roleOf } from './parties.ts';
+import { roleOf } from './parties.ts';
 import { chargeForContactShare } from './credits.ts';
 import { createOrUpdateContractFromRound } from './contract-terms.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { contractEvent, negotiationEvent } from './events.ts';
+import { findContractOnGig, getContractByNegotiation, lockContractByNegotiation, updateContract } from '../../db/repositories/contracts.ts';
+import { contractTransitions, REVISABLE } from '../domain/contract.ts';
 
 export interface StartInput {
   gigId: string;
@@ -20,9 +22,6 @@ export interface StartInput {
   firstRound?: Omit<RoundTerms, 'currency'> & { currency?: string };
 }
 
-async function event(tx: Executor, type: string, negotiation: NegotiationRow, actorUserId: string, data: unknown) {
-  await recordEvent(tx, { type, resourceType: 'negotiation', resourceId: negotiation.id, actorUserId, audienceUserIds: audience(negotiation), data });
-}
 
 function move(negotiation: NegotiationRow, action: NegotiationAction) {
   return transition(negotiationTransitions, 'negotiation', negotiation.status as never, action);
@@ -43,12 +42,18 @@ export async function startNegotiation(db: Db, callerId: string, input: StartInp
       if (application !== 'shortlisted') {
         throw new ApiError('INVALID_STATE', `the worker must be shortlisted for this gig (their application is ${application ?? 'absent'})`);
       }
+      // A contract not yet binding can still be revised, which re-opens its negotiation: a second
+      // negotiation beside it would then be a second open one (and two contracts for one deal).
+      const unsettled = await findContractOnGig(tx, gig.id, input.workerUserId, REVISABLE);
+      if (unsettled) {
+        throw conflict(`the contract ${unsettled.id} with this worker on this gig is ${unsettled.status}: revise or cancel it instead of starting over`);
+      }
       const negotiation = await negotiationsRepo.insertNegotiation(tx, { gigId: gig.id, clientUserId: callerId, workerUserId: input.workerUserId });
-      await event(tx, 'negotiation.created', negotiation, callerId, { negotiation_id: negotiation.id, gig_id: gig.id });
+      await negotiationEvent(tx, 'negotiation.created', negotiation, callerId);
       if (input.firstRound) {
         const terms = { ...input.firstRound, currency: input.firstRound.currency ?? gig.currency };
-        const round = await negotiationsRepo.insertRound(tx, negotiation.id, 1, { userId: callerId, role: 'client' }, terms);
-        await event(tx, 'negotiation.round_created', negotiation, callerId, { negotiation_id: negotiation.id, round_id: round.id, number: 1 });
+        await negotiationsRepo.insertRound(tx, negotiation.id, 1, { userId: callerId, role: 'client' }, terms);
+        await negotiationEvent(tx, 'negotiation.round_created', negotiation, callerId);
       }
       return negotiation;
     });
@@ -67,14 +72,17 @@ export async function proposeRound(db: Db, callerId: string, negotiationId: stri
     move(negotiation, 'propose');
     const role = roleOf(negotiation, callerId);
     const latest = await negotiationsRepo.latestRound(tx, negotiation.id);
-    if (latest && latest.proposerRole === role) {
+    // After a revise the latest round is the one the contract holds: settled, so either party may
+    // open the new rounds. Otherwise rounds alternate.
+    const settled = latest && (await getContractByNegotiation(tx, negotiation.id))?.roundId === latest.id;
+    if (latest && latest.proposerRole === role && !settled) {
       throw new ApiError('INVALID_STATE', `round ${latest.number} is yours; the ${role === 'client' ? 'worker' : 'client'} answers next`);
     }
     const gig = await negotiationsRepo.getGigHeader(tx, negotiation.gigId);
     const number = (latest?.number ?? 0) + 1;
     const round = await negotiationsRepo.insertRound(tx, negotiation.id, number, { userId: callerId, role }, { ...terms, currency: terms.currency ?? latest?.currency ?? gig!.currency });
     const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, 'open');
-    await event(tx, 'negotiation.round_created', updated, callerId, { negotiation_id: negotiation.id, round_id: round.id, number });
+    await negotiationEvent(tx, 'negotiation.round_created', updated, callerId);
     return { negotiation: updated, round };
   });
 }
@@ -87,6 +95,10 @@ export async function agree(db: Db, callerId: string, negotiationId: string, app
     const role = roleOf(negotiation, callerId);
     const latest = await negotiationsRepo.latestRound(tx, negotiation.id);
     if (!latest) throw new ApiError('INVALID_STATE', 'no terms have been proposed yet: propose a round first');
+    const contract = await getContractByNegotiation(tx, negotiation.id);
+    if (contract?.roundId === latest.id) {
+      throw new ApiError('INVALID_STATE', `round ${latest.number} was already agreed and then revised: propose new terms first`);
+    }
     if (latest.proposerRole === role) {
       throw new ApiError('INVALID_STATE', `you proposed round ${latest.number}; the ${role === 'client' ? 'worker' : 'client'} must agree to it`);
     }
@@ -94,9 +106,9 @@ export async function agree(db: Db, callerId: string, negotiationId: string, app
       throw new ApiError('INVALID_STATE', `round ${latest.number} has no milestones; propose a round with at least one milestone`);
     }
     const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, step.to, { agreedAt: new Date() });
-    await event(tx, step.event, updated, callerId, { negotiation_id: negotiation.id, round_id: latest.id, number: latest.number });
-    const contract = await createOrUpdateContractFromRound(tx, updated, latest, callerId, approvalTtlMs);
-    return { negotiation: updated, contract };
+    const made = await createOrUpdateContractFromRound(tx, updated, latest, callerId, approvalTtlMs);
+    await negotiationEvent(tx, step.event, updated, callerId);
+    return { negotiation: updated, contract: made };
   });
 }
 
@@ -106,7 +118,13 @@ export async function cancelNegotiation(db: Db, callerId: string, negotiationId:
     if (!negotiation) throw notFound('negotiation');
     const step = move(negotiation, 'cancel');
     const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, step.to, { cancelledAt: new Date() });
-    await event(tx, step.event, updated, callerId, { negotiation_id: negotiation.id });
+    await negotiationEvent(tx, step.event, updated, callerId);
+    // A negotiation re-opened by a revise has a contract waiting on it: it ends with it.
+    const contract = await lockContractByNegotiation(tx, negotiation.id);
+    if (contract?.status === 'negotiation') {
+      const ended = transition(contractTransitions, 'contract', contract.status, 'cancel');
+      await contractEvent(tx, ended.event, await updateContract(tx, contract.id, { status: ended.to, cancelledAt: new Date() }), callerId);
+    }
     return updated;
   });
 }
@@ -122,7 +140,7 @@ export async function shareContact(db: Db, callerId: string, negotiationId: stri
     if (already) return negotiation; // sharing twice changes nothing and costs nothing
     await chargeForContactShare(tx, { userId: callerId, negotiationId: negotiation.id });
     const updated = await negotiationsRepo.markContactShared(tx, negotiation.id, role);
-    await event(tx, 'negotiation.contact_shared', updated, callerId, { negotiation_id: negotiation.id, shared_by: role });
+    await negotiationEvent(tx, 'negotiation.contact_shared', updated, callerId);
     return updated;
   });
 }

@@ -1,11 +1,16 @@
 // What the payment provider reports (Stripe webhooks, or the sandbox's own pages), applied once
 // per provider event id: a redelivery is acknowledged and changes nothing.
 import type { Db } from '../../db/client.ts';
-import { firstDelivery } from '../../db/repositories/payment-accounts.ts';
+import { findPaymentAccountByAccountId, firstDelivery } from '../../db/repositories/payment-accounts.ts';
 import type { ProviderEvent, ProviderName } from '../payments/provider.ts';
 import { workerVerified } from './contracts.ts';
 import { paymentFailed, paymentSucceeded } from './milestones.ts';
 
+/**
+ * `applied`: acted on (or it concerned something of ours already in that state); `duplicate`: this
+ * event id was handled before; `ignored`: a type we do not act on, an account not verified yet, or
+ * an account or payment that is not ours (another integration on the same Stripe account).
+ */
 export type ProviderEventOutcome = 'applied' | 'duplicate' | 'ignored';
 
 export async function applyProviderEvent(db: Db, provider: ProviderName, event: ProviderEvent): Promise<ProviderEventOutcome> {
@@ -13,15 +18,13 @@ export async function applyProviderEvent(db: Db, provider: ProviderName, event: 
     if (!(await firstDelivery(tx, provider, event.eventId, event.type))) return 'duplicate';
     switch (event.type) {
       case 'account.updated':
-        if (!event.verified) return 'ignored';
+        if (!event.verified || !(await findPaymentAccountByAccountId(tx, provider, event.accountId))) return 'ignored';
         await workerVerified(tx, provider, event.accountId);
         return 'applied';
       case 'payment.succeeded':
-        await paymentSucceeded(tx, event);
-        return 'applied';
+        return (await paymentSucceeded(tx, event)) ? 'applied' : 'ignored';
       case 'payment.failed':
-        await paymentFailed(tx, event);
-        return 'applied';
+        return (await paymentFailed(tx, event)) ? 'applied' : 'ignored';
       case 'ignored':
         return 'ignored';
     }

@@ -8,7 +8,7 @@
 // link token or client secret and returns the same ProviderEvent a Stripe webhook would produce.
 // The lifecycle applies it through its one webhook-event path and stores the outcome, exactly as
 // for Stripe. parseWebhook also works, with Stripe-shaped events signed by signWebhook.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import Stripe from 'stripe';
 import { ApiError } from '../errors.ts';
 import {
@@ -164,7 +164,8 @@ export function createSandboxProvider(options: SandboxOptions): SandboxPaymentPr
         throw new ApiError('FORBIDDEN', 'this client secret does not belong to this payment');
       }
       if (outcome === 'failed') {
-        return { eventId: eventId(`payment.failed ${paymentId}`), type: 'payment.failed', paymentId, milestoneId, reason: 'declined in the sandbox' };
+        // Every decline is an attempt of its own (unlike success, which can happen once).
+        return { eventId: eventId(`payment.failed ${paymentId} ${randomUUID()}`), type: 'payment.failed', paymentId, milestoneId, reason: 'declined in the sandbox' };
       }
       return {
         eventId: eventId(`payment.succeeded ${paymentId}`), type: 'payment.succeeded', paymentId, milestoneId,

@@ -1,0 +1,71 @@
+// Walks a gig to the states the contract tests start from, over HTTP, as the parties would.
+import { expect } from 'vitest';
+import type { TestServer } from './server.ts';
+
+type User = Awaited<ReturnType<TestServer['user']>>;
+
+export interface Milestone { title: string; amount_cents: number; due_date?: string | null }
+
+/** A gig of `client`'s with `worker` shortlisted on it. */
+export async function shortlistedGig(client: User, worker: User) {
+  const gig = await client.api.POST('/api/gigs', { body: { title: 'Build a Rust CLI', tags: ['rust'] } });
+  expect(gig.response.status).toBe(201);
+  const invited = await client.api.POST('/api/gigs/{id}/shortlist', { params: { path: { id: gig.data!.id } }, body: { worker_user_id: worker.userId } });
+  expect(invited.response.status).toBe(201);
+  return gig.data!;
+}
+
+/** An open negotiation with the client's first round. */
+export async function negotiation(client: User, worker: User, milestones: Milestone[] = [{ title: 'All of it', amount_cents: 10_000 }]) {
+  const gig = await shortlistedGig(client, worker);
+  const res = await client.api.POST('/api/negotiate', {
+    body: { gig_id: gig.id, worker_user_id: worker.userId, rate_cents: 8000, hours_per_week: 10, start_date: '2026-12-01', payout_delay_days: 3, milestones },
+  });
+  expect(res.response.status).toBe(200);
+  return { gig, negotiation: res.data! };
+}
+
+/** A contract in pending_owner_approval (the worker agreed to the client's round). */
+export async function pendingContract(client: User, worker: User, milestones?: Milestone[]) {
+  const { gig, negotiation: n } = await negotiation(client, worker, milestones);
+  const agreed = await worker.api.POST('/api/negotiations/{id}/agree', { params: { path: { id: n.id } } });
+  expect(agreed.response.status).toBe(200);
+  return { gig, negotiation: agreed.data!.negotiation, contract: agreed.data!.contract };
+}
+
+/** Both owners approved: pending_freelancer_kyc, with the worker's onboarding link. */
+export async function approvedContract(client: User, worker: User, milestones?: Milestone[]) {
+  const { gig, negotiation: n, contract } = await pendingContract(client, worker, milestones);
+  const first = await client.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } } });
+  expect(first.response.status).toBe(200);
+  const second = await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } } });
+  expect(second.response.status).toBe(200);
+  expect(second.data!.contract.status).toBe('pending_freelancer_kyc');
+  expect(second.data!.connect_url).toEqual(expect.any(String));
+  return { gig, negotiation: n, contract: second.data!.contract, connectUrl: second.data!.connect_url! };
+}
+
+/**
+ * Submits the sandbox provider's onboarding page for a connect_url, as the worker's browser does
+ * (a form post of the link's token and return URL). Returns the raw response.
+ */
+export async function submitSandboxOnboarding(connectUrl: string, init: { json?: boolean; token?: string; returnUrl?: string } = {}) {
+  const url = new URL(connectUrl);
+  const form = {
+    token: init.token ?? url.searchParams.get('token') ?? '',
+    return_url: init.returnUrl ?? url.searchParams.get('return_url') ?? '',
+  };
+  return fetch(url.origin + url.pathname, init.json
+    ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form) }
+    : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' });
+}
+
+/** An active contract on a server running the sandbox provider (onboarding done on its page). */
+export async function activeSandboxContract(client: User, worker: User, milestones?: Milestone[]) {
+  const approved = await approvedContract(client, worker, milestones);
+  const done = await submitSandboxOnboarding(approved.connectUrl);
+  expect(done.status).toBe(303);
+  const contract = await client.api.GET('/api/contracts/{id}', { params: { path: { id: approved.contract.id } } });
+  expect(contract.data!.status).toBe('active');
+  return { ...approved, contract: contract.data! };
+}
