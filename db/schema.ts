@@ -4,3 +4,4 @@ export * from './schema/identity.ts';
 export * from './schema/gigs.ts';
 export * from './schema/contracts.ts';
 export * from './schema/platform.ts';
+export * from './schema/search.ts';

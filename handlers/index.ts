@@ -2,10 +2,24 @@
 import type { AppContext } from '../src/context.ts';
 import { healthHandlers } from './health.ts';
 import { keyHandlers } from './keys.ts';
+import { profileHandlers } from './profiles.ts';
+import { gigHandlers } from './gigs.ts';
+import { applicationHandlers } from './applications.ts';
+import { negotiationHandlers } from './negotiations.ts';
+import { contractHandlers } from './contracts.ts';
+import { paymentHandlers } from './payments.ts';
+import { discoveryHandlers } from './discovery.ts';
 
 export function allHandlers(ctx: AppContext) {
   return {
     ...healthHandlers(ctx),
     ...keyHandlers(ctx),
+    ...profileHandlers(ctx),
+    ...gigHandlers(ctx),
+    ...applicationHandlers(ctx),
+    ...negotiationHandlers(ctx),
+    ...contractHandlers(ctx),
+    ...paymentHandlers(ctx),
+    ...discoveryHandlers(ctx),
   };
 }

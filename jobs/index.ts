@@ -6,6 +6,8 @@ import type { JobDefinition } from './boss.ts';
 import { housekeepingJob } from './housekeeping.ts';
 import { contractExpiryJob } from './contract-expiry.ts';
 import { payoutJob } from './payouts.ts';
+import { sourceSyncJob } from './source-sync.ts';
+import { embeddingJobs } from './embeddings.ts';
 import type { PaymentProvider } from '../src/payments/index.ts';
 
 export interface JobContext {
@@ -16,5 +18,5 @@ export interface JobContext {
 }
 
 export function allJobs(ctx: JobContext): JobDefinition<any>[] {
-  return [housekeepingJob(ctx), contractExpiryJob(ctx), payoutJob(ctx)];
+  return [housekeepingJob(ctx), contractExpiryJob(ctx), payoutJob(ctx), sourceSyncJob(ctx), ...embeddingJobs(ctx)];
 }

@@ -1,4 +1,5 @@
 // Every setting the server reads, in one place; the README's settings table mirrors this file.
+import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Config {
@@ -24,6 +25,10 @@ export interface Config {
   contractApprovalTtlMs: number;
   /** PAYOUT_DAY_SECONDS: one day of payout_delay_days, in seconds (shorten it for a demo). */
   payoutDaySeconds: number;
+  /** EMBEDDINGS_URL (+ _MODEL, _API_KEY, _TIMEOUT_MS): an OpenAI-compatible endpoint for semantic search. */
+  embeddings: EmbeddingsSettings | undefined;
+  /** SOURCES_FILE: the external gig sources (JSON, see sources.example.json); undefined means none. */
+  sourcesFile: string | undefined;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -84,6 +89,28 @@ function payments(env: NodeJS.ProcessEnv): PaymentsConfig {
   };
 }
 
+export interface EmbeddingsSettings {
+  /** The API base: `POST {url}/embeddings` with `{ model, input }`, e.g. https://api.openai.com/v1. */
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  /** How long a search waits for its query's embedding before ranking without it. */
+  timeoutMs: number;
+}
+
+/** Semantic search is on when EMBEDDINGS_URL is set (DESIGN §8). */
+function embeddings(env: NodeJS.ProcessEnv): EmbeddingsSettings | undefined {
+  const raw = env.EMBEDDINGS_URL;
+  if (!raw) return undefined;
+  try { new URL(raw); } catch { throw new Error(`EMBEDDINGS_URL must be a URL, got "${raw}"`); }
+  return {
+    url: raw.replace(/\/+$/, ''),
+    model: env.EMBEDDINGS_MODEL || 'text-embedding-3-small',
+    apiKey: env.EMBEDDINGS_API_KEY || undefined,
+    timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 2000),
+  };
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -123,7 +150,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payments: payments(env),
     contractApprovalTtlMs: duration(env, 'CONTRACT_APPROVAL_TTL', '48h'),
     payoutDaySeconds: int(env, 'PAYOUT_DAY_SECONDS', 86_400),
+    embeddings: embeddings(env),
+    sourcesFile: sourcesFile(env),
   };
+}
+
+/**
+ * SOURCES_FILE when set (it must exist), else ./sources.json when it exists. Tests (NODE_ENV=test)
+ * never pick up the default, so an operator's file cannot make them reach the network.
+ */
+function sourcesFile(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.SOURCES_FILE;
+  if (raw) {
+    const file = path.resolve(raw);
+    if (!fs.existsSync(file)) throw new Error(`SOURCES_FILE points to "${file}", which does not exist`);
+    return file;
+  }
+  if ((env.NODE_ENV || 'development') === 'test') return undefined;
+  const fallback = path.resolve('sources.json');
+  return fs.existsSync(fallback) ? fallback : undefined;
 }
 
 /** The dev sign-in exists only for local use: no OAuth client and not production. */

@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { applications, gigs } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { newId } from '../src/ids.ts';
+import { expectInvalid, expectError } from './helpers/expect-error.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -16,22 +17,6 @@ beforeAll(async () => {
   stranger = await server.user('Stranger');
 });
 afterAll(async () => { await server?.close(); });
-
-type Res = { response: Response; error?: unknown };
-
-function expectInvalid(res: Res, path: string) {
-  expect(res.response.status).toBe(400);
-  const error = (res.error as { error: { code: string; issues: { path: string }[] } }).error;
-  expect(error.code).toBe('VALIDATION_FAILED');
-  expect(error.issues.map((i) => i.path)).toContain(path);
-}
-
-function expectError(res: Res, status: number, code: string, message?: RegExp) {
-  expect(res.response.status).toBe(status);
-  const error = (res.error as { error: { code: string; message: string } }).error;
-  expect(error.code).toBe(code);
-  if (message) expect(error.message).toMatch(message);
-}
 
 async function createGig(status?: 'draft' | 'open' | 'paused' | 'closed', owner = client) {
   const res = await owner.api.POST('/api/gigs', { body: { title: 'A gig', status: status === 'draft' ? 'draft' : 'open' } });

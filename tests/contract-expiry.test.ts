@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import { startRuntime, type Runtime } from '../src/runtime.ts';
 import { createUserWithKey } from '../src/accounts.ts';
 import type { paths } from '../src/generated/api.d.ts';
+import { expectError } from './helpers/expect-error.ts';
 
 const TTL = '3s';
 const TTL_MS = 3000;
@@ -27,14 +28,6 @@ type Party = { api: User['api']; userId: string };
 
 beforeAll(async () => { server = await startTestServer({ CONTRACT_APPROVAL_TTL: TTL }); });
 afterAll(async () => { await server?.close(); });
-
-type Res = { response: Response; error?: unknown };
-function expectError(res: Res, status: number, code: string, message?: RegExp) {
-  expect(res.response.status).toBe(status);
-  const error = (res.error as { error: { code: string; message: string } }).error;
-  expect(error.code).toBe(code);
-  if (message) expect(error.message).toMatch(message);
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits until every one of these deadlines is in the past. */

@@ -11,6 +11,7 @@ import { milestones as milestonesTable } from '../db/schema.ts';
 import { payout } from '../src/lifecycle/milestones.ts';
 import { newId } from '../src/ids.ts';
 import { createStripeProvider } from '../src/payments/stripe.ts';
+import { expectError } from './helpers/expect-error.ts';
 
 const TIMEOUT_MS = 1000;
 const DAY_SECONDS = 1;
@@ -31,14 +32,6 @@ afterAll(async () => {
   await server?.close();
   await fake?.close();
 });
-
-type Res = { response: Response; error?: unknown };
-function expectError(res: Res, status: number, code: string, message?: RegExp) {
-  expect(res.response.status).toBe(status);
-  const error = (res.error as { error: { code: string; message: string } }).error;
-  expect(error.code).toBe(code);
-  if (message) expect(error.message).toMatch(message);
-}
 
 const fund = (user: { api: User['api'] }, id: string, milestoneId: string) =>
   user.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', { params: { path: { id, milestoneId } } });

@@ -8,6 +8,7 @@ import { negotiation as openNegotiation, pendingContract, shortlistedGig } from 
 import { contracts, milestones as milestoneTable, negotiationRounds, negotiations, users } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { newId } from '../src/ids.ts';
+import { expectInvalid, expectError } from './helpers/expect-error.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -22,22 +23,6 @@ beforeAll(async () => {
   stranger = await server.user('Stranger');
 });
 afterAll(async () => { await server?.close(); });
-
-type Res = { response: Response; error?: unknown };
-
-function expectInvalid(res: Res, path: string) {
-  expect(res.response.status).toBe(400);
-  const error = (res.error as { error: { code: string; issues: { path: string }[] } }).error;
-  expect(error.code).toBe('VALIDATION_FAILED');
-  expect(error.issues.map((i) => i.path)).toContain(path);
-}
-
-function expectError(res: Res, status: number, code: string, message?: RegExp) {
-  expect(res.response.status).toBe(status);
-  const error = (res.error as { error: { code: string; message: string } }).error;
-  expect(error.code).toBe(code);
-  if (message) expect(error.message).toMatch(message);
-}
 
 const terms = {
   rate_cents: 8000, hours_per_week: 10, start_date: '2026-12-01', payout_delay_days: 5,

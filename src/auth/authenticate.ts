@@ -24,6 +24,7 @@ declare module 'fastify' {
   }
 }
 
+const LAST_USED_RESOLUTION_MS = 60_000;
 const KEY_SCHEMES = new Set(['bearerApiKey', 'headerApiKey']);
 const SESSION_SCHEME = 'sessionCookie';
 
@@ -41,8 +42,8 @@ async function principalFromKey(db: Db, key: string): Promise<Principal> {
   if (!looksLikeApiKey(key)) throw unauthenticated('the API key is malformed');
   const row = await findActiveKeyByHash(db, sha256(key));
   if (!row) throw unauthenticated('the API key is unknown or revoked');
-  // Last use is advisory: never let it fail or slow the request.
-  touchApiKey(db, row.id).catch(() => {});
+  // Last use is advisory, to the minute: never let it fail or slow the request, nor write on each one.
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) touchApiKey(db, row.id).catch(() => {});
   return { kind: 'api_key', userId: row.userId, apiKeyId: row.id, hostedAgentId: row.hostedAgentId };
 }
 

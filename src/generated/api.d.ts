@@ -46,8 +46,1618 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your API keys
+         * @description The caller's own API keys, newest first, revoked ones included (with `revoked_at`).
+         *     The secret is never shown again after creation; `prefix` identifies a key.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates a key for the signed-in user and returns it with its secret in `key`. The secret
+         *     is shown only in this response; only its SHA-256 is stored. Bind the key to the hosted
+         *     agent that will use it with `hosted_agent_id` (it is reported by `GET /api/keys/verify`).
+         *     Needs a browser session: an API key gets `403 FORBIDDEN`.
+         *     With an `Idempotency-Key`, a retry does not make a second key, but it cannot replay the
+         *     secret either (it is never stored): it gets `409 CONFLICT` saying the first request succeeded.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes one of the caller's keys at once: from then on it gets `401 UNAUTHENTICATED`
+         *     everywhere. Revoking a key that is already revoked gets `409 INVALID_STATE`.
+         *     Needs a browser session: an API key gets `403 FORBIDDEN`.
+         */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description Replaces one of the caller's active keys with a new one of the same name and
+         *     `hosted_agent_id`, in one step: the new key (with its secret, shown once) is returned, and
+         *     the old key is revoked with `replaced_by_id` pointing at the new one, so it gets
+         *     `401 UNAUTHENTICATED` from then on. A revoked key cannot be rotated (`409 INVALID_STATE`).
+         *     Needs a browser session: an API key gets `403 FORBIDDEN`.
+         *     With an `Idempotency-Key`, a retry does not make a second key, but it cannot replay the
+         *     secret either (it is never stored): it gets `409 CONFLICT` saying the first request succeeded.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your profile
+         * @description The caller's own profile, with the fields only its owner sees (`resume_url`).
+         *     `resume_url` is `null` until a resume is uploaded.
+         */
+        get: operations["getMyProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update your profile
+         * @description Changes the given fields of the caller's profile; fields left out stay as they are.
+         *     At least one field is required. `skills` replaces the whole list; each skill is trimmed
+         *     and lowercased, and duplicates are dropped (first occurrence kept). `portfolio_website_url`
+         *     must be an `http` or `https` URL, or `null` to remove it. `display_name` is trimmed.
+         */
+        patch: operations["updateMyProfile"];
+        trace?: never;
+    };
+    "/api/profile/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user's public profile
+         * @description What anyone signed in can see about a user: display name, bio, skills, who vouched for
+         *     them, and the linked GitHub account (`null` when none is linked).
+         */
+        get: operations["getProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gigs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List gigs
+         * @description With `owner=any` (the default): the gigs the caller can see, that is every gig that is not
+         *     a draft, native and external alike, plus the caller's own drafts; `status` defaults to
+         *     `open`. With `owner=me`: the caller's own gigs (those they are the client of) in every
+         *     status, or only `status` when given. Newest first, paginated with `cursor`.
+         */
+        get: operations["listGigs"];
+        put?: never;
+        /**
+         * Publish a gig
+         * @description Any authenticated user may publish a gig; they become its client. `title` is required.
+         *     `status` is `open` (the default: it takes applications and appears in discovery at once)
+         *     or `draft` (only the client sees it until it is published with
+         *     `PATCH /api/gigs/{id}` `{"status": "open"}`). `rate_cents` is the hourly rate;
+         *     `compensation_type` defaults to `hourly` when `rate_cents` is given, else `unknown`.
+         *     `compensation_min_cents` must not exceed `compensation_max_cents`. `tags` are trimmed,
+         *     lowercased and deduplicated. Writes the event `gig.created`.
+         */
+        post: operations["createGig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gigs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a gig
+         * @description One gig. Every gig that is not a draft is visible to every authenticated user; a draft
+         *     only to its client (anyone else gets `404`).
+         */
+        get: operations["getGig"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a gig
+         * @description The client deletes their gig, with its applications. Refused with `409 CONFLICT` while a
+         *     negotiation refers to the gig: close it instead (`PATCH` with `{"status": "closed"}`).
+         *     Another user gets `403` on a gig they can see and `404` on a draft; external gigs cannot
+         *     be deleted by users (`403`). Writes the event `gig.deleted` (to the client and to every
+         *     worker who had applied).
+         */
+        delete: operations["deleteGig"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a gig
+         * @description The client changes fields of their gig, its `status`, or both, in one transaction. Send
+         *     only the fields to change (at least one); `null` clears a nullable field. `status` moves
+         *     through the gig lifecycle: `draft -> open` (publish), `open -> paused` (pause),
+         *     `paused -> open` (resume), `draft | open | paused -> closed` (close). A closed gig is
+         *     final: it can be neither reopened nor edited. Any other move is `409 INVALID_STATE`
+         *     naming the current status; sending the current status changes nothing. Publishing sets
+         *     `posted_at` to the time of publication.
+         *
+         *     Another user gets `403` on a gig they can see and `404` on a draft. External gigs
+         *     (`client_user_id: null`) belong to their source: users cannot change them (`403`).
+         *
+         *     Events: `gig.updated` when fields change, and `gig.published`, `gig.paused`,
+         *     `gig.resumed` or `gig.closed` when the status does (both when a request does both).
+         */
+        patch: operations["updateGig"];
+        trace?: never;
+    };
+    "/api/gigs/{id}/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the applications to a gig
+         * @description The gig's client sees every application and invitation for it, newest first, optionally
+         *     only those in one `status`. Another user gets `403` on a gig they can see and `404` on a
+         *     draft.
+         */
+        get: operations["listGigApplications"];
+        put?: never;
+        /**
+         * Apply to a gig
+         * @description The caller applies to an open gig as a worker, with an optional message and proposed
+         *     hourly rate. Once per gig and worker: a second application, or one after the client
+         *     invited the worker, is `409 CONFLICT` (the database's unique index decides, so two
+         *     concurrent requests make exactly one application). The gig must be `open`
+         *     (`409 INVALID_STATE` otherwise); a client cannot apply to their own gig (`403`), nor can
+         *     anyone apply here to an external gig (`403`: apply at its `url`). A draft of another
+         *     user is `404`. Writes the event `application.submitted`.
+         */
+        post: operations["applyToGig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gigs/{id}/shortlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shortlist a worker directly
+         * @description The gig's client shortlists a worker without waiting for an application (an invitation).
+         *     When the worker has not applied, this creates an application with `origin: invitation`
+         *     in status `shortlisted` (`201`). When the worker has a `submitted` application, that
+         *     application becomes `shortlisted` (`200`). An application already shortlisted, rejected
+         *     or withdrawn is `409 INVALID_STATE` naming its status. The gig must be `open` or
+         *     `paused` (`409 INVALID_STATE` otherwise). An unknown worker is `404` naming the user;
+         *     the client cannot shortlist themself (`400` on `body.worker_user_id`). Another user gets
+         *     `403` on a gig they can see and `404` on a draft. Writes the event
+         *     `application.shortlisted`.
+         */
+        post: operations["shortlistWorker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my applications
+         * @description The caller's own applications and invitations as a worker, newest first, optionally only
+         *     those in one `status`.
+         */
+        get: operations["listMyApplications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an application
+         * @description One application, for its worker or the gig's client; anyone else gets `404`.
+         */
+        get: operations["getApplication"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}/shortlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shortlist an application
+         * @description The gig's client shortlists a `submitted` application, while the gig is `open` or `paused`
+         *     (`409 INVALID_STATE` naming the gig's status otherwise). The worker gets `403`.
+         *     Writes the event `application.shortlisted`. Any other status is `409 INVALID_STATE` naming it; when two requests change the
+         *     same application at once, the one that acted on a status that no longer holds gets
+         *     `409 INVALID_STATE` and changes nothing. Users who are neither the worker nor the gig's
+         *     client get `404`. Takes no body.
+         */
+        post: operations["shortlistApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an application
+         * @description The gig's client rejects a `submitted` or `shortlisted` application, whatever the gig's
+         *     status. The worker gets `403`. Writes the event `application.rejected`. Any other status is `409 INVALID_STATE` naming it; when two requests change the
+         *     same application at once, the one that acted on a status that no longer holds gets
+         *     `409 INVALID_STATE` and changes nothing. Users who are neither the worker nor the gig's
+         *     client get `404`. Takes no body.
+         */
+        post: operations["rejectApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/applications/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an application
+         * @description The worker withdraws their `submitted` or `shortlisted` application, whatever the gig's
+         *     status. The gig's client gets `403`. Writes the event `application.withdrawn`. Any other status is `409 INVALID_STATE` naming it; when two requests change the
+         *     same application at once, the one that acted on a status that no longer holds gets
+         *     `409 INVALID_STATE` and changes nothing. Users who are neither the worker nor the gig's
+         *     client get `404`. Takes no body.
+         */
+        post: operations["withdrawApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/negotiations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List negotiations
+         * @description The negotiations the caller is a party to (as client or as worker), newest first,
+         *     with their rounds. Filter by `status` and `gig_id`.
+         */
+        get: operations["listNegotiations"];
+        put?: never;
+        /**
+         * Start a negotiation
+         * @description The gig's client starts a negotiation with a worker who is shortlisted for the gig,
+         *     without terms yet; either party then proposes the first round
+         *     (`POST /api/negotiations/{id}/rounds`). Use `POST /api/negotiate` to start with terms.
+         *
+         *     Only the gig's client may start one (`403` for anyone else who can see the gig); the gig
+         *     must be `open` or `paused` and the worker's application `shortlisted` (`409
+         *     INVALID_STATE` otherwise); one open negotiation per gig and worker (`409 CONFLICT`), and
+         *     none while a contract between them on this gig is still `pending_owner_approval` or
+         *     `pending_freelancer_kyc` (`409 CONFLICT`: revise or cancel that contract instead).
+         *     Writes the event `negotiation.created`. Nothing binds: an agreed negotiation becomes a
+         *     contract that both owners must still approve.
+         */
+        post: operations["createNegotiation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/negotiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a negotiation with a first round
+         * @description Like `POST /api/negotiations`, and the client proposes the first round at once. Every
+         *     term is optional here; `payout_delay_days` is 3 to 10 (a contract made from a round
+         *     without it uses 7); `currency` defaults to the gig's. A round needs at least one
+         *     milestone before it can be agreed to. Writes `negotiation.created` and
+         *     `negotiation.round_created`.
+         */
+        post: operations["negotiate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/negotiations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a negotiation
+         * @description One negotiation with all its rounds, for its two parties (`404` for anyone else).
+         *     `contact.counterpart` holds the other party's contact details once they have shared them.
+         */
+        get: operations["getNegotiation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/negotiations/{id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose a round of terms
+         * @description A party proposes the full terms, milestones included. Rounds alternate: after the client
+         *     proposes, the worker answers, and the other way round (`409 INVALID_STATE` when it is the
+         *     other party's turn, or when the negotiation is not `open`). After a contract revise
+         *     re-opened the negotiation, the agreed round is settled and either party may propose the
+         *     next one. Writes `negotiation.round_created`.
+         */
+        post: operations["proposeRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/negotiations/{id}/agree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Agree to the latest round
+         * @description The party who did not propose the latest round agrees to it. The negotiation becomes
+         *     `agreed` and its contract is created in `pending_owner_approval` — or, after a revise,
+         *     the same contract takes the new terms and a new approval deadline. Nothing binds yet:
+         *     both owners must approve the contract (`POST /api/contracts/{id}/approve`).
+         *
+         *     `409 INVALID_STATE` when the negotiation is not `open`, has no round yet, the latest
+         *     round is the caller's own, it has no milestone, or it is the round the contract already
+         *     holds (after a revise, new terms must be proposed first). Writes `negotiation.agreed` and
+         *     `contract.created` (or `contract.updated`).
+         */
+        post: operations["agreeNegotiation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/negotiations/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a negotiation
+         * @description Either party ends an `open` negotiation (`409 INVALID_STATE` otherwise). A new one may
+         *     then be started for the same gig and worker. Writes `negotiation.cancelled`. A
+         *     negotiation re-opened by a contract revise takes its contract with it: the contract is
+         *     `cancelled` too (`contract.cancelled`).
+         */
+        post: operations["cancelNegotiation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/negotiations/{id}/contact-share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share your contact details
+         * @description The caller shares the contact details of their profile (`contact_details`) with the other
+         *     party of this negotiation, who then sees them in `contact.counterpart`. Each party
+         *     shares separately; sharing twice changes nothing. Not on a cancelled negotiation
+         *     (`409 INVALID_STATE`). Writes `negotiation.contact_shared`.
+         */
+        post: operations["shareContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contracts
+         * @description The contracts the caller is a party to, newest first; optionally only those in one `status`.
+         */
+        get: operations["listContracts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a contract
+         * @description One contract with its milestones, for its two parties (`404` for anyone else).
+         */
+        get: operations["getContract"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a contract (owner only)
+         * @description **Agents: send this only after your human owner has explicitly confirmed this contract,
+         *     in their own words, for this contract id. Never approve on your own judgement, on a
+         *     schedule, or because the terms look acceptable.** The platform never approves on anyone's
+         *     behalf: a contract binds only when both owners have approved it.
+         *
+         *     The client and the worker each approve once (by browser session or by API key: both
+         *     count the same; a second approval by the same party is `409 CONFLICT`). The first
+         *     approval records it; the second moves the contract to `pending_freelancer_kyc` and the
+         *     response carries `connect_url`, where the worker completes identity checks (KYC) with
+         *     the payment provider. When the worker is already verified the contract becomes `active`
+         *     at once and `connect_url` is `null`. Only while `pending_owner_approval` and before
+         *     `approval_deadline` (`409 INVALID_STATE` otherwise; a contract found past its deadline
+         *     is expired then and there). Writes `contract.approved`, then
+         *     `contract.pending_freelancer_kyc` (and `contract.active`). `502` when the payment
+         *     provider fails; nothing is changed then.
+         */
+        post: operations["approveContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/revise": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a contract back to negotiation
+         * @description A party asks for changes, with `notes` saying which. Allowed while
+         *     `pending_owner_approval` or `pending_freelancer_kyc` (`409 INVALID_STATE` otherwise).
+         *     Both approvals are cleared, the contract goes to `negotiation` and its negotiation is
+         *     `open` again: the parties propose rounds, and agreeing updates this same contract.
+         *     Writes `contract.revised` and `negotiation.reopened`.
+         */
+        post: operations["reviseContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a contract
+         * @description A party cancels a contract that is not binding yet (`pending_owner_approval`,
+         *     `pending_freelancer_kyc` or `negotiation`; `409 INVALID_STATE` otherwise). Its
+         *     negotiation ends with it. Writes `contract.cancelled` and `negotiation.cancelled`.
+         */
+        post: operations["cancelContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/connect-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the worker's onboarding link
+         * @description A fresh link where the worker completes identity checks (KYC) with the payment provider.
+         *     The worker only (`403` for the client), and only while the contract is
+         *     `pending_freelancer_kyc` (`409 INVALID_STATE` otherwise). Links are short-lived: fetch a
+         *     new one when it has expired. `502` when the payment provider fails.
+         */
+        get: operations["getConnectLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/milestones/{milestoneId}/fund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fund a milestone
+         * @description The client pays a milestone into escrow: a payment is created at the provider and its
+         *     `client_secret` returned, to confirm with Stripe.js (or, with the sandbox provider, at
+         *     `payment_page_url`). The milestone is `funding` until the provider confirms the payment,
+         *     then `funded`. A zero amount needs no payment: it is `funded` at once and
+         *     `client_secret` is `null`.
+         *
+         *     Idempotent: funding again — also concurrently — returns the same payment and
+         *     `client_secret`, never a second charge. The client only (`403` for the worker), on an
+         *     `active` contract (`409 INVALID_STATE` otherwise). `502` when the payment provider
+         *     fails; nothing is changed then and a retry is safe. Writes `milestone.funding` (or
+         *     `milestone.funded`).
+         */
+        post: operations["fundMilestone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/milestones/{milestoneId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a funded milestone
+         * @description The client accepts the work of a `funded` milestone (`409 INVALID_STATE` otherwise) and
+         *     releases its money: the worker is paid `payout_delay_days` later (`payout_due_at`), by a
+         *     scheduled payout, and the milestone becomes `paid`. When every milestone is released the
+         *     contract is `completed`. The client only (`403` for the worker). Writes
+         *     `milestone.released` (and `contract.completed`); the payout writes `milestone.paid`.
+         */
+        post: operations["releaseMilestone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a payment provider event
+         * @description Stripe calls this (configure the endpoint for the platform and for Connect accounts).
+         *     The `Stripe-Signature` header is verified over the raw body; a missing, wrong or stale
+         *     signature is `400`. Handled: `account.updated` (a verified worker's contracts waiting for
+         *     KYC become `active`), `payment_intent.succeeded` (the milestone is `funded`; a payment
+         *     whose amount or currency differs from the milestone's funds nothing and is recorded as
+         *     `milestone.payment_mismatch`), `payment_intent.payment_failed` (recorded as
+         *     `milestone.payment_failed`; the client may retry with the same `client_secret`). Other
+         *     types, and accounts or payments this platform did not create, are acknowledged and
+         *     ignored. Each event is applied once, however often it is delivered. Needs no API key.
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/discovery/gigs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search gigs, ranked and explained
+         * @description Ranked search over open gigs, native and external alike. The filters narrow first:
+         *     `tags` (any of them; synonyms count, so `k8s` also finds `kubernetes`),
+         *     `min_compensation_cents` (compared with the top of the stated pay: the hourly rate, or
+         *     the top of a range or budget, in the gig's own currency; gigs that state no pay are
+         *     left out), `compensation_type`, `currency` and `sources`. Then every gig gets a `score`
+         *     in [0, 1], fused from components that are all returned with it:
+         *
+         *     - `lexical`: Postgres full-text search (English stemming) over the title, weighted
+         *       highest, then tags, then the description. A plain `q` finds gigs with any of its
+         *       words, and more words in better fields rank higher; websearch syntax
+         *       (`"exact phrase"`, `or`, `-word`) is honoured when used, with all words then required.
+         *       Skills named in `q` (`k8s`, `react native`, even `pyton`) also find gigs tagged with
+         *       them. `null` when `q` is empty or has no searchable words (only stop words or
+         *       punctuation): the results then come from the filters, ranked by `structured`, and
+         *       `notices` says so.
+         *     - `structured`: the share of the requested skills (`tags`, and skills named in `q`) that
+         *       the gig's tags cover; how well its pay meets `min_compensation_cents`; freshness
+         *       (halving every 30 days).
+         *     - `semantic`: cosine similarity of `q` and the gig, when the server has an embeddings
+         *       endpoint; `null` otherwise, or for a gig not embedded yet. `semantic.used` and
+         *       `semantic.reason` say whether it ranked and why not (no endpoint, no text, the
+         *       endpoint failed or timed out). With it, gigs close in meaning are found even without
+         *       a shared word.
+         *
+         *     `match_reasons` say in words why each gig is there. The caller's feedback
+         *     (`POST /api/discovery/feedback`) applies: hidden gigs never appear; `up` and `down` move
+         *     a gig. The fusion weights were chosen by measuring ranking quality on a labelled set
+         *     (`npm run eval:search`).
+         *
+         *     Pagination: pass `next_cursor` back as `cursor` with the same `q` and filters (the cursor
+         *     of another query is a `400`). It holds the last item's score and id and the time the
+         *     first page was ranked at, so freshness does not drift between pages.
+         */
+        get: operations["searchGigs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/discovery/recommendations/gigs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Gigs recommended for the caller
+         * @description Open gigs for the calling worker, from their profile skills and their history: the
+         *     tags of gigs they applied to, negotiated or marked relevant. A gig needs at least one
+         *     tag in common. Left out: the caller's own gigs, gigs they already applied to or
+         *     negotiate, and gigs they hid. `score` in [0, 1] fuses `skills` (the share of the gig's
+         *     tags the caller's skills cover), `history` (the share found in their history; `null`
+         *     without history) and `freshness`; `up` and `down` feedback move a gig, as in search.
+         *     Without skills and history the list is empty and `notices` says what to do. Paginated
+         *     with `cursor`.
+         */
+        get: operations["recommendGigs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/discovery/recommendations/workers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Workers recommended for a gig
+         * @description Workers for the caller's gig: users whose profile skills cover at least one of its tags
+         *     (synonyms count), the client excluded. `score` in [0, 1] fuses `skills` (the share of the
+         *     gig's tags they cover) and `vouches` (n vouches count n / (n + 3)); `reviews` joins once
+         *     contract reviews exist and is `null` until then. The gig's client only: another user gets
+         *     `403` on a gig they can see and `404` on a draft; external gigs have no client (`403`).
+         *     Paginated with `cursor`.
+         */
+        get: operations["recommendWorkers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/discovery/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give feedback on a found or recommended gig
+         * @description The caller's signal on a gig they can see, which changes their own later results (search
+         *     and recommendations): `hide` removes the gig from them; `up` lifts it (a reason says "you
+         *     marked this as relevant") and `down` lowers it; `clear` takes the signal back. One signal
+         *     per user and gig: the latest wins, so sending it again changes nothing. `context` says
+         *     where the gig was seen. Private to the caller: no event is written.
+         */
+        post: operations["sendDiscoveryFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "gig.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * gig.created
+         * @description A gig was published or saved as a draft. `data` is the gig as the API shows it after the change.
+         */
+        post: operations["onGigCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gig.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * gig.updated
+         * @description Fields of a gig changed. `data` is the gig as the API shows it after the change.
+         */
+        post: operations["onGigUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gig.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * gig.published
+         * @description A draft gig was published (draft -> open). `data` is the gig as the API shows it after the change.
+         */
+        post: operations["onGigPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gig.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * gig.paused
+         * @description A gig stopped taking applications for a while (open -> paused). `data` is the gig as the API shows it after the change.
+         */
+        post: operations["onGigPaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gig.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * gig.resumed
+         * @description A paused gig is open again. `data` is the gig as the API shows it after the change.
+         */
+        post: operations["onGigResumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gig.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * gig.closed
+         * @description A gig was closed for good. `data` is the gig as the API shows it after the change.
+         */
+        post: operations["onGigClosed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gig.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * gig.deleted
+         * @description A gig was deleted; `data` is the gig as it was. Sent to its client and to every worker who had applied. `data` is the gig as the API shows it after the change.
+         */
+        post: operations["onGigDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.submitted
+         * @description A worker applied to a gig. `data` is the application as the API shows it after the change.
+         */
+        post: operations["onApplicationSubmitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.shortlisted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.shortlisted
+         * @description The client shortlisted a worker (an application, or a direct invitation). `data` is the application as the API shows it after the change.
+         */
+        post: operations["onApplicationShortlisted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.rejected
+         * @description The client rejected an application. `data` is the application as the API shows it after the change.
+         */
+        post: operations["onApplicationRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.withdrawn
+         * @description The worker withdrew their application. `data` is the application as the API shows it after the change.
+         */
+        post: operations["onApplicationWithdrawn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_key.created
+         * @description An API key was created (never with its secret). `data` is the API key as the API shows it after the change.
+         */
+        post: operations["onApiKeyCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_key.revoked
+         * @description An API key was revoked. `data` is the API key as the API shows it after the change.
+         */
+        post: operations["onApiKeyRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.rotated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_key.rotated
+         * @description An API key was replaced by a new one; `data` is the old key, revoked, with `replaced_by_id`. `data` is the API key as the API shows it after the change.
+         */
+        post: operations["onApiKeyRotated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "profile.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * profile.updated
+         * @description The user changed their profile. Sent to that user only. `data` is the profile as the API shows it after the change.
+         */
+        post: operations["onProfileUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "negotiation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * negotiation.created
+         * @description A client started a negotiation with a shortlisted worker. `data` is the negotiation as the API shows it after the change.
+         */
+        post: operations["onNegotiationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "negotiation.round_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * negotiation.round_created
+         * @description A party proposed a round of terms. `data` is the negotiation as the API shows it after the change.
+         */
+        post: operations["onNegotiationRoundCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "negotiation.agreed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * negotiation.agreed
+         * @description The party who did not propose the latest round agreed to it; `contract_id` names the contract. `data` is the negotiation as the API shows it after the change.
+         */
+        post: operations["onNegotiationAgreed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "negotiation.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * negotiation.cancelled
+         * @description A party cancelled the negotiation (or its contract). `data` is the negotiation as the API shows it after the change.
+         */
+        post: operations["onNegotiationCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "negotiation.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * negotiation.reopened
+         * @description A revise of its contract opened the negotiation again. `data` is the negotiation as the API shows it after the change.
+         */
+        post: operations["onNegotiationReopened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "negotiation.contact_shared": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * negotiation.contact_shared
+         * @description A party shared their contact details with the other. `data` is the negotiation as the API shows it after the change.
+         */
+        post: operations["onNegotiationContactShared"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.created
+         * @description An agreed negotiation became a contract, waiting for both owners' approval. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.updated
+         * @description After a revise, the parties agreed again: the contract has new terms and a new approval deadline. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.approved
+         * @description One owner approved the contract. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.pending_freelancer_kyc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.pending_freelancer_kyc
+         * @description Both owners approved; the worker must now complete identity checks. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractPendingFreelancerKyc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.active
+         * @description The worker is verified: the contract binds and milestones can be funded. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractActive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.revised": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.revised
+         * @description A party sent the contract back to negotiation; approvals were cleared. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractRevised"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.expired
+         * @description The approval deadline passed before both owners approved. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.cancelled
+         * @description A party cancelled the contract before it became binding. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.completed
+         * @description Every milestone was released. `data` is the contract as the API shows it after the change.
+         */
+        post: operations["onContractCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.funding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.funding
+         * @description The client started funding a milestone: a payment was created. `data` is the milestone as the API shows it after the change.
+         */
+        post: operations["onMilestoneFunding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.funded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.funded
+         * @description The payment was confirmed (or a zero amount needed none). `data` is the milestone as the API shows it after the change.
+         */
+        post: operations["onMilestoneFunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.payment_failed
+         * @description A payment attempt failed; `data.failure_reason` says why. The client may retry with the same client secret. `data` is the milestone as the API shows it after the change.
+         */
+        post: operations["onMilestonePaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.released
+         * @description The client released the milestone; the payout is due at `payout_due_at`. `data` is the milestone as the API shows it after the change.
+         */
+        post: operations["onMilestoneReleased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.paid
+         * @description The payout to the worker was made. `data` is the milestone as the API shows it after the change.
+         */
+        post: operations["onMilestonePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -91,6 +1701,642 @@ export interface components {
             /** @description The hosted agent this key is bound to, if any. */
             hosted_agent_id: string | null;
             api_key_id: components["schemas"]["Uuid"];
+        };
+        /** @description An API key as listed; the secret is never included. */
+        ApiKey: {
+            id: components["schemas"]["Uuid"];
+            /** @description What the owner calls this key. */
+            name: string;
+            /** @description The hosted agent this key is bound to, if any. */
+            hosted_agent_id: string | null;
+            /**
+             * @description The first characters of the key, to recognise it (`gm_live_` and 6 more).
+             * @example gm_live_4fQ2xZ
+             */
+            prefix: string;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the key last authenticated a request (approximate).
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was revoked; a revoked key gets `401` everywhere.
+             */
+            revoked_at: string | null;
+            /**
+             * Format: uuid
+             * @description The key that replaced this one, when it was revoked by a rotation.
+             */
+            replaced_by_id: string | null;
+        };
+        /** @description A key just created, with its secret in `key`. The secret is shown only in this response. */
+        NewApiKey: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            hosted_agent_id: string | null;
+            /** @example gm_live_4fQ2xZ */
+            prefix: string;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description A new key has not been used yet. */
+            last_used_at: null;
+            revoked_at: null;
+            replaced_by_id: null;
+            /** @description The full secret, `gm_live_` followed by 40 base62 characters. Store it now. */
+            key: string;
+        };
+        ApiKeyList: {
+            data: components["schemas"]["ApiKey"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        CreateApiKeyRequest: {
+            /** @description What you call this key (not blank). */
+            name: string;
+            /** @description The hosted agent that will use this key, if any. */
+            hosted_agent_id?: string | null;
+        };
+        /** @description A user who vouched for this one. */
+        ProfileVoucher: {
+            user_id: components["schemas"]["Uuid"];
+            display_name: string;
+        };
+        MyProfile: {
+            user_id: components["schemas"]["Uuid"];
+            display_name: string;
+            bio: string;
+            /** @description Lowercased, trimmed, without duplicates. */
+            skills: string[];
+            /** Format: uri */
+            portfolio_website_url: string | null;
+            /** @description Private. Shown to the other party of a negotiation only after you share it there (`POST /api/negotiations/{id}/contact-share`). */
+            contact_details: string | null;
+            /**
+             * Format: uri
+             * @description Where to download the uploaded resume; `null` until one is uploaded.
+             */
+            resume_url: string | null;
+            /** @description The linked GitHub account, set by signing in with GitHub. */
+            github_login: string | null;
+            vouched_by: components["schemas"]["ProfileVoucher"][];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PublicProfile: {
+            user_id: components["schemas"]["Uuid"];
+            display_name: string;
+            bio: string;
+            skills: string[];
+            vouched_by: components["schemas"]["ProfileVoucher"][];
+            /** @description The linked GitHub account, or `null` when none is linked. */
+            github: null | {
+                login: string;
+                /** Format: uri */
+                url: string;
+            };
+            created_at: components["schemas"]["Timestamp"];
+        };
+        UpdateProfileRequest: {
+            display_name?: string;
+            bio?: string;
+            skills?: string[];
+            /** Format: uri */
+            portfolio_website_url?: string | null;
+            /** @description How the other party of a negotiation can reach you (e.g. an email address), shared per negotiation; `null` clears it. */
+            contact_details?: string | null;
+        };
+        /**
+         * @description `draft`: only the client sees it. `open`: takes applications and appears in discovery.
+         *     `paused`: visible, takes no applications. `closed`: final. Moves: `draft -> open`,
+         *     `open -> paused`, `paused -> open`, `draft | open | paused -> closed`.
+         * @enum {string}
+         */
+        GigStatus: "draft" | "open" | "paused" | "closed";
+        /**
+         * @description How the gig pays.
+         * @enum {string}
+         */
+        CompensationType: "fixed" | "hourly" | "bounty" | "unknown";
+        /**
+         * @description An ISO 4217 currency code.
+         * @example USD
+         */
+        Currency: string;
+        /** @description An amount in cents (at most 1,000,000.00), or `null` when not stated. */
+        NullableAmountCents: number | null;
+        /**
+         * @description Skills the gig needs; trimmed, lowercased and deduplicated when stored.
+         * @example [
+         *       "rust",
+         *       "cli"
+         *     ]
+         */
+        GigTags: string[];
+        /**
+         * @description A gig: native (published here; `source: native`, with a client) or external (pulled
+         *     from another marketplace; `client_user_id: null`, with `external_id` and `url`).
+         */
+        Gig: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * Format: uuid
+             * @description The client who published it; `null` only for external gigs.
+             */
+            client_user_id: string | null;
+            title: string;
+            description: string;
+            scope: string;
+            /** @description The hourly rate in cents, when stated. */
+            rate_cents: number | null;
+            compensation_type: components["schemas"]["CompensationType"];
+            compensation_min_cents: number | null;
+            compensation_max_cents: number | null;
+            currency: components["schemas"]["Currency"];
+            tags: string[];
+            status: components["schemas"]["GigStatus"];
+            /** @description `native`, or the name of the external source it came from. */
+            source: string;
+            /** @description The gig's id at its external source; `null` for native gigs. */
+            external_id: string | null;
+            /** @description Where an external gig lives; `null` for native gigs. */
+            url: string | null;
+            /** @description When it was published (for a draft, when it was created). */
+            posted_at: components["schemas"]["Timestamp"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        GigList: {
+            data: components["schemas"]["Gig"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        GigCreate: {
+            /** @description Not blank. */
+            title: string;
+            description?: string;
+            scope?: string;
+            /** @description The hourly rate in cents. */
+            rate_cents?: components["schemas"]["NullableAmountCents"];
+            /**
+             * @description `open` (the default) publishes at once; `draft` keeps it to the client.
+             * @enum {string}
+             */
+            status?: "draft" | "open";
+            tags?: components["schemas"]["GigTags"];
+            /** @description Defaults to `hourly` when `rate_cents` is given, else `unknown`. */
+            compensation_type?: components["schemas"]["CompensationType"];
+            /** @description At most `compensation_max_cents`. */
+            compensation_min_cents?: components["schemas"]["NullableAmountCents"];
+            compensation_max_cents?: components["schemas"]["NullableAmountCents"];
+            /** @description Defaults to `USD`. */
+            currency?: components["schemas"]["Currency"];
+        };
+        /** @description The fields to change; at least one. `null` clears a nullable field. */
+        GigUpdate: {
+            title?: string;
+            description?: string;
+            scope?: string;
+            rate_cents?: components["schemas"]["NullableAmountCents"];
+            tags?: components["schemas"]["GigTags"];
+            compensation_type?: components["schemas"]["CompensationType"];
+            compensation_min_cents?: components["schemas"]["NullableAmountCents"];
+            compensation_max_cents?: components["schemas"]["NullableAmountCents"];
+            currency?: components["schemas"]["Currency"];
+            /** @description The status to move to, through the gig lifecycle. */
+            status?: components["schemas"]["GigStatus"];
+        };
+        /**
+         * @description `submitted -> shortlisted` (client), `submitted | shortlisted -> rejected` (client),
+         *     `submitted | shortlisted -> withdrawn` (worker). An invitation starts as `shortlisted`.
+         * @enum {string}
+         */
+        ApplicationStatus: "submitted" | "shortlisted" | "rejected" | "withdrawn";
+        /** @description A worker's application to a gig, or the client's invitation of a worker (`origin`). */
+        Application: {
+            id: components["schemas"]["Uuid"];
+            gig_id: components["schemas"]["Uuid"];
+            worker_user_id: components["schemas"]["Uuid"];
+            /** @description The gig's client. */
+            client_user_id: components["schemas"]["Uuid"];
+            /**
+             * @description `application`: the worker applied. `invitation`: the client shortlisted the worker directly.
+             * @enum {string}
+             */
+            origin: "application" | "invitation";
+            status: components["schemas"]["ApplicationStatus"];
+            /** @description The worker's message; empty for an invitation. */
+            message: string;
+            /** @description The hourly rate in cents the worker proposes, if any. */
+            proposed_rate_cents: number | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ApplicationList: {
+            data: components["schemas"]["Application"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        ApplicationCreate: {
+            message?: string;
+            /** @description The hourly rate in cents the worker proposes. */
+            proposed_rate_cents?: components["schemas"]["NullableAmountCents"];
+        };
+        DirectShortlist: {
+            /** @description The worker to shortlist; not the gig's client. */
+            worker_user_id: components["schemas"]["Uuid"];
+        };
+        /**
+         * @description `open` while rounds go back and forth; `agreed` once a round is agreed to (a revise of its contract opens it again); `cancelled`.
+         * @enum {string}
+         */
+        NegotiationStatus: "open" | "agreed" | "cancelled";
+        /** @enum {string} */
+        PartyRole: "client" | "worker";
+        ProposedMilestone: {
+            title: string;
+            /** @description The milestone's amount in cents of the round's currency; `0` is allowed (nothing to pay). */
+            amount_cents: number;
+            /**
+             * Format: date
+             * @description When the milestone is due (`YYYY-MM-DD`).
+             */
+            due_date?: string | null;
+        };
+        RoundMilestone: {
+            title: string;
+            amount_cents: number;
+            /** Format: date */
+            due_date: string | null;
+        };
+        /** @description The terms a round proposes. */
+        RoundTermsFields: {
+            /** @description The hourly rate in cents. */
+            rate_cents?: number | null;
+            hours_per_week?: number | null;
+            /**
+             * Format: date
+             * @description `YYYY-MM-DD`.
+             */
+            start_date?: string | null;
+            /** @description Days between a milestone's release and the payout to the worker (3 to 10; 7 when left open). */
+            payout_delay_days?: number | null;
+            /** @description Defaults to the previous round's currency, or the gig's. */
+            currency?: components["schemas"]["Currency"];
+            /** @description The milestones, in order. A round needs at least one to be agreed to. */
+            milestones?: components["schemas"]["ProposedMilestone"][];
+            notes?: string;
+        };
+        /** @description A round of terms. `milestones` is required; the rest may be left out. */
+        RoundTerms: WithRequired<components["schemas"]["RoundTermsFields"], "milestones">;
+        NegotiationCreate: {
+            gig_id: components["schemas"]["Uuid"];
+            /** @description The worker; they must be shortlisted for the gig. */
+            worker_user_id: components["schemas"]["Uuid"];
+        };
+        /** @description A negotiation with its first round of terms (all optional). */
+        NegotiateRequest: {
+            gig_id: components["schemas"]["Uuid"];
+            /** @description The worker; they must be shortlisted for the gig. */
+            worker_user_id: components["schemas"]["Uuid"];
+        } & components["schemas"]["RoundTermsFields"];
+        NegotiationRound: {
+            id: components["schemas"]["Uuid"];
+            number: number;
+            proposed_by: components["schemas"]["PartyRole"];
+            proposer_user_id: components["schemas"]["Uuid"];
+            rate_cents: number | null;
+            hours_per_week: number | null;
+            /** Format: date */
+            start_date: string | null;
+            payout_delay_days: number | null;
+            currency: components["schemas"]["Currency"];
+            milestones: components["schemas"]["RoundMilestone"][];
+            notes: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        Negotiation: {
+            id: components["schemas"]["Uuid"];
+            gig_id: components["schemas"]["Uuid"];
+            client_user_id: components["schemas"]["Uuid"];
+            worker_user_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["NegotiationStatus"];
+            /**
+             * Format: uuid
+             * @description The contract made from this negotiation, once agreed.
+             */
+            contract_id: string | null;
+            /** @description Every round, oldest first. */
+            rounds: components["schemas"]["NegotiationRound"][];
+            /** @description While `open`, the party expected to answer the latest round (by a new round or by agreeing); `null` before the first round, after a revise until a new round is proposed (either party may), and when not open. */
+            awaiting: components["schemas"]["PartyRole"] | null;
+            contact: {
+                client_shared: boolean;
+                worker_shared: boolean;
+                /** @description The other party's contact details, once they have shared them (and `null` if their profile has none). */
+                counterpart: string | null;
+            };
+            /** Format: date-time */
+            agreed_at: string | null;
+            /** Format: date-time */
+            cancelled_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        NegotiationList: {
+            data: components["schemas"]["Negotiation"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /**
+         * @description `pending_owner_approval` (both owners must approve before `approval_deadline`, else
+         *     `expired`) -> `pending_freelancer_kyc` (the worker completes KYC) -> `active` (milestones
+         *     are funded and released) -> `completed` (every milestone released). A revise sends it to
+         *     `negotiation` until the parties agree again; it can be `cancelled` before it is active.
+         * @enum {string}
+         */
+        ContractStatus: "pending_owner_approval" | "pending_freelancer_kyc" | "active" | "completed" | "disputed" | "cancelled" | "expired" | "negotiation";
+        /**
+         * @description `pending` -> `funding` (payment created) -> `funded` (payment confirmed) -> `released` (client) -> `paid` (payout to the worker).
+         * @enum {string}
+         */
+        MilestoneStatus: "pending" | "funding" | "funded" | "released" | "paid";
+        Milestone: {
+            id: components["schemas"]["Uuid"];
+            contract_id: components["schemas"]["Uuid"];
+            position: number;
+            title: string;
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /** Format: date */
+            due_date: string | null;
+            status: components["schemas"]["MilestoneStatus"];
+            /** Format: date-time */
+            funded_at: string | null;
+            /** Format: date-time */
+            released_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the payout to the worker is scheduled (release time + `payout_delay_days`).
+             */
+            payout_due_at: string | null;
+            /** Format: date-time */
+            paid_at: string | null;
+        };
+        Contract: {
+            id: components["schemas"]["Uuid"];
+            negotiation_id: components["schemas"]["Uuid"];
+            gig_id: components["schemas"]["Uuid"];
+            client_user_id: components["schemas"]["Uuid"];
+            worker_user_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["ContractStatus"];
+            rate_cents: number | null;
+            hours_per_week: number | null;
+            /** Format: date */
+            start_date: string | null;
+            payout_delay_days: number;
+            currency: components["schemas"]["Currency"];
+            milestones: components["schemas"]["Milestone"][];
+            /**
+             * Format: date-time
+             * @description Both owners must approve before this time, or the contract expires; `null` while in `negotiation`.
+             */
+            approval_deadline: string | null;
+            /** Format: date-time */
+            client_approved_at: string | null;
+            /** Format: date-time */
+            worker_approved_at: string | null;
+            /** @description The notes of the latest revise. */
+            revision_notes: string | null;
+            revision_count: number;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            activated_at: string | null;
+            /** Format: date-time */
+            completed_at: string | null;
+            /** Format: date-time */
+            cancelled_at: string | null;
+            /** Format: date-time */
+            expired_at: string | null;
+        };
+        ContractList: {
+            data: components["schemas"]["Contract"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        AgreeResult: {
+            negotiation: components["schemas"]["Negotiation"];
+            contract: components["schemas"]["Contract"];
+        };
+        ApproveResult: {
+            contract: components["schemas"]["Contract"];
+            /**
+             * Format: uri
+             * @description Where the worker completes KYC, when both have approved and the worker still has to; else `null`.
+             */
+            connect_url: string | null;
+        };
+        ReviseRequest: {
+            /** @description What should change. */
+            notes: string;
+        };
+        ConnectLink: {
+            /** Format: uri */
+            connect_url: string;
+            provider: components["schemas"]["PaymentProviderName"];
+        };
+        /**
+         * @description `sandbox` when the server runs without Stripe: nothing real is paid.
+         * @enum {string}
+         */
+        PaymentProviderName: "stripe" | "sandbox";
+        FundResult: {
+            milestone: components["schemas"]["Milestone"];
+            /** @description Confirms the payment (Stripe.js `confirmPayment`); `null` for a zero amount. */
+            client_secret: string | null;
+            /** @description The provider's payment id (a PaymentIntent); `null` for a zero amount. */
+            payment_id: string | null;
+            provider: components["schemas"]["PaymentProviderName"];
+            /**
+             * Format: uri
+             * @description With the sandbox provider, a page where the payment can be confirmed; `null` with Stripe.
+             */
+            payment_page_url: string | null;
+        };
+        ReleaseResult: {
+            milestone: components["schemas"]["Milestone"];
+            contract: components["schemas"]["Contract"];
+        };
+        WebhookAck: {
+            /** @constant */
+            received: true;
+            /**
+             * @description `duplicate`: this event was already received; `ignored`: a type we do not act on, an account not verified yet, or an account or payment that is not ours.
+             * @enum {string}
+             */
+            outcome: "applied" | "duplicate" | "ignored";
+        };
+        /**
+         * @description `up`: relevant, ranks higher. `down`: not relevant, ranks lower. `hide`: never show it to me.
+         * @enum {string}
+         */
+        FeedbackSignal: "up" | "down" | "hide";
+        /**
+         * @description A gig as discovery shows it: its discovery attributes (for external gigs, `url` leads to
+         *     the posting), its `score` in [0, 1], the components that made it and the reasons.
+         */
+        DiscoveryGig: {
+            id: components["schemas"]["Uuid"];
+            title: string;
+            /** @description The start of the description (at most about 280 characters); `GET /api/gigs/{id}` has all of it. */
+            snippet: string;
+            compensation_type: components["schemas"]["CompensationType"];
+            /** @description The hourly rate in cents, when stated. */
+            rate_cents: number | null;
+            compensation_min_cents: number | null;
+            compensation_max_cents: number | null;
+            currency: components["schemas"]["Currency"];
+            tags: string[];
+            /** @description `native`, or the external source it came from. */
+            source: string;
+            /** @description Where an external gig lives (apply there); `null` for native gigs. */
+            url: string | null;
+            external_id: string | null;
+            /**
+             * Format: uuid
+             * @description The client of a native gig; `null` for external ones.
+             */
+            client_user_id: string | null;
+            /**
+             * @description Discovery only shows open gigs.
+             * @enum {string}
+             */
+            status: "open";
+            posted_at: components["schemas"]["Timestamp"];
+            /** @description The fused score, after the caller's feedback. */
+            score: number;
+            score_components: {
+                /** @description Full-text relevance; `null` without searchable words in `q`. */
+                lexical: number | null;
+                /** @description Skills covered, compensation fit and freshness. */
+                structured: number;
+                /** @description Similarity in meaning; `null` when semantic ranking was not used or the gig has no embedding yet. */
+                semantic: number | null;
+            };
+            /** @description The parts of `structured`; `null` when a part does not apply (no skills requested, no minimum pay). */
+            structured_components: {
+                skills: number | null;
+                compensation: number | null;
+                freshness: number;
+            };
+            /** @description The caller's signal on this gig, if any. */
+            feedback: null | components["schemas"]["FeedbackSignal"];
+            /** @description Why the gig is here, as sentences. */
+            match_reasons: string[];
+        };
+        /** @description Whether semantic similarity ranked these results, and if not, why. */
+        SemanticStatus: {
+            used: boolean;
+            /** @description Why semantic ranking was not used (no endpoint configured, no text query, the endpoint failed or timed out). */
+            reason: string | null;
+            /** @description The embeddings model, when one is configured. */
+            model: string | null;
+        };
+        DiscoverySearchResult: {
+            data: components["schemas"]["DiscoveryGig"][];
+            next_cursor: components["schemas"]["NextCursor"];
+            semantic: components["schemas"]["SemanticStatus"];
+            /** @description How the query was read, when worth saying (no searchable words, a corrected skill). */
+            notices: string[];
+        };
+        /** @description A gig recommended to the caller, with its score, components and reasons. */
+        RecommendedGig: {
+            id: components["schemas"]["Uuid"];
+            title: string;
+            snippet: string;
+            compensation_type: components["schemas"]["CompensationType"];
+            rate_cents: number | null;
+            compensation_min_cents: number | null;
+            compensation_max_cents: number | null;
+            currency: components["schemas"]["Currency"];
+            tags: string[];
+            source: string;
+            url: string | null;
+            external_id: string | null;
+            /** Format: uuid */
+            client_user_id: string | null;
+            /** @enum {string} */
+            status: "open";
+            posted_at: components["schemas"]["Timestamp"];
+            score: number;
+            score_components: {
+                /** @description Share of the gig's tags the caller's profile skills cover. */
+                skills: number;
+                /** @description Share of the gig's tags found in the caller's history; `null` without history. */
+                history: number | null;
+                freshness: number;
+            };
+            feedback: null | components["schemas"]["FeedbackSignal"];
+            match_reasons: string[];
+        };
+        RecommendedGigList: {
+            data: components["schemas"]["RecommendedGig"][];
+            next_cursor: components["schemas"]["NextCursor"];
+            notices: string[];
+        };
+        /** @description A worker recommended for a gig. */
+        RecommendedWorker: {
+            user_id: components["schemas"]["Uuid"];
+            display_name: string;
+            skills: string[];
+            github_login: string | null;
+            vouch_count: number;
+            /** @description Whether they already applied to the gig. */
+            applied: boolean;
+            score: number;
+            score_components: {
+                /** @description Share of the gig's tags their skills cover. */
+                skills: number;
+                vouches: number;
+                /** @description Reviews join the score once contract reviews exist; always `null` for now. */
+                reviews: null;
+            };
+            match_reasons: string[];
+        };
+        RecommendedWorkerList: {
+            data: components["schemas"]["RecommendedWorker"][];
+            next_cursor: components["schemas"]["NextCursor"];
+            notices: string[];
+        };
+        DiscoveryFeedbackRequest: {
+            gig_id: components["schemas"]["Uuid"];
+            /**
+             * @description `clear` takes back the earlier signal.
+             * @enum {string}
+             */
+            signal: "up" | "down" | "hide" | "clear";
+            /**
+             * @description Where the gig was seen.
+             * @enum {string}
+             */
+            context?: "search" | "recommendation";
+        };
+        DiscoveryFeedback: {
+            gig_id: components["schemas"]["Uuid"];
+            /** @description The signal in force; `null` after `clear`. */
+            signal: null | components["schemas"]["FeedbackSignal"];
+            /** @enum {string|null} */
+            context: "search" | "recommendation" | null;
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description An event: something changed. Every state change writes one, in the same transaction as
+         *     the change (an outbox), to the users it concerns. The catalog of types is under
+         *     `webhooks`; delivery to webhook endpoints and notification channels comes with them.
+         */
+        EventEnvelope: {
+            id: components["schemas"]["Uuid"];
+            /** @description `resource.action`, e.g. `contract.approved`. */
+            type: string;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The resource as the API shows it after the change. */
+            data: Record<string, never>;
         };
     };
     responses: {
@@ -264,6 +2510,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The payment provider failed or timed out; nothing was changed here, and a retry is safe. */
+        PaymentProviderError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "PAYMENT_PROVIDER_ERROR",
+                 *         "message": "payment provider stripe could not create the payment: the provider did not answer in time",
+                 *         "issues": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -276,6 +2540,18 @@ export interface components {
         Limit: number;
         /** @description The `next_cursor` of the previous page. */
         Cursor: string;
+        /** @description The gig's id. */
+        GigIdPath: components["schemas"]["Uuid"];
+        /** @description The application's id. */
+        ApplicationIdPath: components["schemas"]["Uuid"];
+        /** @description Only applications in this status. */
+        ApplicationStatusFilter: components["schemas"]["ApplicationStatus"];
+        /** @description The negotiation's id. */
+        NegotiationIdPath: components["schemas"]["Uuid"];
+        /** @description The contract's id. */
+        ContractIdPath: components["schemas"]["Uuid"];
+        /** @description The milestone's id (one of the contract's). */
+        MilestoneIdPath: components["schemas"]["Uuid"];
     };
     requestBodies: never;
     headers: never;
@@ -356,4 +2632,2999 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b2-8d4e-7f5a-9b2c-3d4e5f6a7b8c",
+                     *           "name": "research agent",
+                     *           "hosted_agent_id": "agent-7",
+                     *           "prefix": "gm_live_4fQ2xZ",
+                     *           "created_at": "2026-11-21T12:00:00.000Z",
+                     *           "last_used_at": "2026-11-21T12:30:00.000Z",
+                     *           "revoked_at": null,
+                     *           "replaced_by_id": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "research agent",
+                 *       "hosted_agent_id": "agent-7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b2-8d4e-7f5a-9b2c-3d4e5f6a7b8c",
+                     *       "name": "research agent",
+                     *       "hosted_agent_id": "agent-7",
+                     *       "prefix": "gm_live_4fQ2xZ",
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "last_used_at": null,
+                     *       "revoked_at": null,
+                     *       "replaced_by_id": null,
+                     *       "key": "gm_live_4fQ2xZk8Lr0pW3nVb7YtQe1uJs9Ha5Dc6Mg2Fx4R"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The key's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b2-8d4e-7f5a-9b2c-3d4e5f6a7b8c",
+                     *       "name": "research agent",
+                     *       "hosted_agent_id": "agent-7",
+                     *       "prefix": "gm_live_4fQ2xZ",
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "last_used_at": "2026-11-21T12:30:00.000Z",
+                     *       "revoked_at": "2026-11-22T09:00:00.000Z",
+                     *       "replaced_by_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The key's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key, with its secret (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5c0-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "name": "research agent",
+                     *       "hosted_agent_id": "agent-7",
+                     *       "prefix": "gm_live_9TkW2q",
+                     *       "created_at": "2026-11-22T09:00:00.000Z",
+                     *       "last_used_at": null,
+                     *       "revoked_at": null,
+                     *       "replaced_by_id": null,
+                     *       "key": "gm_live_9TkW2qPz7Xc1Vb8Nm3Lk5Jh0Gf6Ds4Aq2We9Rt7Y"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getMyProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "display_name": "Ada Lovelace",
+                     *       "bio": "Analytical engines and the agents that run on them.",
+                     *       "skills": [
+                     *         "rust",
+                     *         "wasm",
+                     *         "technical writing"
+                     *       ],
+                     *       "portfolio_website_url": "https://ada.example",
+                     *       "contact_details": "ada@example.com",
+                     *       "resume_url": null,
+                     *       "github_login": "ada",
+                     *       "vouched_by": [
+                     *         {
+                     *           "user_id": "0190a5b1-1111-7e4f-8a1b-2c3d4e5f6a7b",
+                     *           "display_name": "Charles Babbage"
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyProfile"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateMyProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bio": "Analytical engines and the agents that run on them.",
+                 *       "skills": [
+                 *         "Rust",
+                 *         "wasm",
+                 *         " Technical Writing "
+                 *       ],
+                 *       "portfolio_website_url": "https://ada.example",
+                 *       "contact_details": "ada@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "display_name": "Ada Lovelace",
+                     *       "bio": "Analytical engines and the agents that run on them.",
+                     *       "skills": [
+                     *         "rust",
+                     *         "wasm",
+                     *         "technical writing"
+                     *       ],
+                     *       "portfolio_website_url": "https://ada.example",
+                     *       "contact_details": "ada@example.com",
+                     *       "resume_url": null,
+                     *       "github_login": "ada",
+                     *       "vouched_by": [],
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyProfile"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "display_name": "Ada Lovelace",
+                     *       "bio": "Analytical engines and the agents that run on them.",
+                     *       "skills": [
+                     *         "rust",
+                     *         "wasm",
+                     *         "technical writing"
+                     *       ],
+                     *       "vouched_by": [
+                     *         {
+                     *           "user_id": "0190a5b1-1111-7e4f-8a1b-2c3d4e5f6a7b",
+                     *           "display_name": "Charles Babbage"
+                     *         }
+                     *       ],
+                     *       "github": {
+                     *         "login": "ada",
+                     *         "url": "https://github.com/ada"
+                     *       },
+                     *       "created_at": "2026-11-21T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicProfile"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listGigs: {
+        parameters: {
+            query?: {
+                /** @description `me`: only gigs the caller is the client of. `any`: every gig the caller can see. */
+                owner?: "me" | "any";
+                /** @description Only gigs in this status. Default `open` with `owner=any`; every status with `owner=me`. */
+                status?: components["schemas"]["GigStatus"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of gigs, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *           "title": "Build a Rust CLI for log parsing",
+                     *           "description": "Parse nginx logs into JSON lines.",
+                     *           "scope": "A single binary with tests.",
+                     *           "rate_cents": 8000,
+                     *           "compensation_type": "hourly",
+                     *           "compensation_min_cents": null,
+                     *           "compensation_max_cents": null,
+                     *           "currency": "USD",
+                     *           "tags": [
+                     *             "rust",
+                     *             "cli"
+                     *           ],
+                     *           "status": "open",
+                     *           "source": "native",
+                     *           "external_id": null,
+                     *           "url": null,
+                     *           "posted_at": "2026-11-21T12:00:00.000Z",
+                     *           "created_at": "2026-11-21T12:00:00.000Z",
+                     *           "updated_at": "2026-11-21T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GigList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createGig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Build a Rust CLI for log parsing",
+                 *       "description": "Parse nginx logs into JSON lines.",
+                 *       "scope": "A single binary with tests.",
+                 *       "rate_cents": 8000,
+                 *       "tags": [
+                 *         "Rust",
+                 *         "cli"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GigCreate"];
+            };
+        };
+        responses: {
+            /** @description The gig was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "title": "Build a Rust CLI for log parsing",
+                     *       "description": "Parse nginx logs into JSON lines.",
+                     *       "scope": "A single binary with tests.",
+                     *       "rate_cents": 8000,
+                     *       "compensation_type": "hourly",
+                     *       "compensation_min_cents": null,
+                     *       "compensation_max_cents": null,
+                     *       "currency": "USD",
+                     *       "tags": [
+                     *         "rust",
+                     *         "cli"
+                     *       ],
+                     *       "status": "open",
+                     *       "source": "native",
+                     *       "external_id": null,
+                     *       "url": null,
+                     *       "posted_at": "2026-11-21T12:00:00.000Z",
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Gig"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getGig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The gig's id. */
+                id: components["parameters"]["GigIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The gig. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "title": "Build a Rust CLI for log parsing",
+                     *       "description": "Parse nginx logs into JSON lines.",
+                     *       "scope": "A single binary with tests.",
+                     *       "rate_cents": 8000,
+                     *       "compensation_type": "hourly",
+                     *       "compensation_min_cents": null,
+                     *       "compensation_max_cents": null,
+                     *       "currency": "USD",
+                     *       "tags": [
+                     *         "rust",
+                     *         "cli"
+                     *       ],
+                     *       "status": "open",
+                     *       "source": "native",
+                     *       "external_id": null,
+                     *       "url": null,
+                     *       "posted_at": "2026-11-21T12:00:00.000Z",
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Gig"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteGig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The gig's id. */
+                id: components["parameters"]["GigIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The gig is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A negotiation refers to this gig. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "a negotiation refers to this gig; close it instead",
+                     *         "issues": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateGig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The gig's id. */
+                id: components["parameters"]["GigIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rate_cents": 9000,
+                 *       "status": "paused"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GigUpdate"];
+            };
+        };
+        responses: {
+            /** @description The gig after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "title": "Build a Rust CLI for log parsing",
+                     *       "description": "Parse nginx logs into JSON lines.",
+                     *       "scope": "A single binary with tests.",
+                     *       "rate_cents": 9000,
+                     *       "compensation_type": "hourly",
+                     *       "compensation_min_cents": null,
+                     *       "compensation_max_cents": null,
+                     *       "currency": "USD",
+                     *       "tags": [
+                     *         "rust",
+                     *         "cli"
+                     *       ],
+                     *       "status": "paused",
+                     *       "source": "native",
+                     *       "external_id": null,
+                     *       "url": null,
+                     *       "posted_at": "2026-11-21T12:00:00.000Z",
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T13:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Gig"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listGigApplications: {
+        parameters: {
+            query?: {
+                /** @description Only applications in this status. */
+                status?: components["parameters"]["ApplicationStatusFilter"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The gig's id. */
+                id: components["parameters"]["GigIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of applications, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *           "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *           "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *           "origin": "application",
+                     *           "status": "submitted",
+                     *           "message": "I wrote three log parsers in Rust.",
+                     *           "proposed_rate_cents": 8500,
+                     *           "created_at": "2026-11-21T12:30:00.000Z",
+                     *           "updated_at": "2026-11-21T12:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApplicationList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    applyToGig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The gig's id. */
+                id: components["parameters"]["GigIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "I wrote three log parsers in Rust.",
+                 *       "proposed_rate_cents": 8500
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApplicationCreate"];
+            };
+        };
+        responses: {
+            /** @description The application was submitted. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "origin": "application",
+                     *       "status": "submitted",
+                     *       "message": "I wrote three log parsers in Rust.",
+                     *       "proposed_rate_cents": 8500,
+                     *       "created_at": "2026-11-21T12:30:00.000Z",
+                     *       "updated_at": "2026-11-21T12:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    shortlistWorker: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The gig's id. */
+                id: components["parameters"]["GigIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DirectShortlist"];
+            };
+        };
+        responses: {
+            /** @description The worker's submitted application is now shortlisted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "origin": "application",
+                     *       "status": "shortlisted",
+                     *       "message": "I wrote three log parsers in Rust.",
+                     *       "proposed_rate_cents": 8500,
+                     *       "created_at": "2026-11-21T12:30:00.000Z",
+                     *       "updated_at": "2026-11-21T13:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The worker had not applied; an invitation was created, already shortlisted. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b4-3c4d-7e5f-8a6b-7c8d9e0f1a2b",
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "origin": "invitation",
+                     *       "status": "shortlisted",
+                     *       "message": "",
+                     *       "proposed_rate_cents": null,
+                     *       "created_at": "2026-11-21T13:00:00.000Z",
+                     *       "updated_at": "2026-11-21T13:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listMyApplications: {
+        parameters: {
+            query?: {
+                /** @description Only applications in this status. */
+                status?: components["parameters"]["ApplicationStatusFilter"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of applications, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *           "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *           "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *           "origin": "application",
+                     *           "status": "submitted",
+                     *           "message": "I wrote three log parsers in Rust.",
+                     *           "proposed_rate_cents": 8500,
+                     *           "created_at": "2026-11-21T12:30:00.000Z",
+                     *           "updated_at": "2026-11-21T12:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApplicationList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's id. */
+                id: components["parameters"]["ApplicationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "origin": "application",
+                     *       "status": "submitted",
+                     *       "message": "I wrote three log parsers in Rust.",
+                     *       "proposed_rate_cents": 8500,
+                     *       "created_at": "2026-11-21T12:30:00.000Z",
+                     *       "updated_at": "2026-11-21T12:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    shortlistApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The application's id. */
+                id: components["parameters"]["ApplicationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application, now shortlisted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "origin": "application",
+                     *       "status": "shortlisted",
+                     *       "message": "I wrote three log parsers in Rust.",
+                     *       "proposed_rate_cents": 8500,
+                     *       "created_at": "2026-11-21T12:30:00.000Z",
+                     *       "updated_at": "2026-11-21T13:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rejectApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The application's id. */
+                id: components["parameters"]["ApplicationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application, now rejected. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "origin": "application",
+                     *       "status": "rejected",
+                     *       "message": "I wrote three log parsers in Rust.",
+                     *       "proposed_rate_cents": 8500,
+                     *       "created_at": "2026-11-21T12:30:00.000Z",
+                     *       "updated_at": "2026-11-21T13:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    withdrawApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The application's id. */
+                id: components["parameters"]["ApplicationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application, now withdrawn. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b4-2b3c-7d4e-9f5a-6b7c8d9e0f1a",
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "origin": "application",
+                     *       "status": "withdrawn",
+                     *       "message": "I wrote three log parsers in Rust.",
+                     *       "proposed_rate_cents": 8500,
+                     *       "created_at": "2026-11-21T12:30:00.000Z",
+                     *       "updated_at": "2026-11-21T13:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listNegotiations: {
+        parameters: {
+            query?: {
+                /** @description Only negotiations in this status. */
+                status?: components["schemas"]["NegotiationStatus"];
+                /** @description Only negotiations about this gig. */
+                gig_id?: components["schemas"]["Uuid"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of negotiations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NegotiationList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createNegotiation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c3d-4e5f6a7b8c9d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NegotiationCreate"];
+            };
+        };
+        responses: {
+            /** @description The negotiation was created (no rounds yet). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Negotiation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    negotiate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "worker_user_id": "0190a5b2-9e5f-7a6b-8c3d-4e5f6a7b8c9d",
+                 *       "rate_cents": 8000,
+                 *       "hours_per_week": 20,
+                 *       "start_date": "2026-12-01",
+                 *       "payout_delay_days": 5,
+                 *       "milestones": [
+                 *         {
+                 *           "title": "Parser and tests",
+                 *           "amount_cents": 120000,
+                 *           "due_date": "2026-12-15"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NegotiateRequest"];
+            };
+        };
+        responses: {
+            /** @description The negotiation, with its first round. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Negotiation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getNegotiation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The negotiation's id. */
+                id: components["parameters"]["NegotiationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The negotiation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Negotiation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    proposeRound: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The negotiation's id. */
+                id: components["parameters"]["NegotiationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rate_cents": 9000,
+                 *       "hours_per_week": 20,
+                 *       "start_date": "2026-12-01",
+                 *       "payout_delay_days": 5,
+                 *       "milestones": [
+                 *         {
+                 *           "title": "Parser and tests",
+                 *           "amount_cents": 60000,
+                 *           "due_date": "2026-12-10"
+                 *         },
+                 *         {
+                 *           "title": "Packaging",
+                 *           "amount_cents": 60000,
+                 *           "due_date": "2026-12-20"
+                 *         }
+                 *       ],
+                 *       "notes": "Two milestones, please."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoundTerms"];
+            };
+        };
+        responses: {
+            /** @description The round was added; the negotiation with all its rounds. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Negotiation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    agreeNegotiation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The negotiation's id. */
+                id: components["parameters"]["NegotiationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agreed negotiation and its contract. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreeResult"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    cancelNegotiation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The negotiation's id. */
+                id: components["parameters"]["NegotiationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled negotiation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Negotiation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    shareContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The negotiation's id. */
+                id: components["parameters"]["NegotiationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The negotiation as the caller sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Negotiation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listContracts: {
+        parameters: {
+            query?: {
+                /** @description Only contracts in this status. */
+                status?: components["schemas"]["ContractStatus"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contracts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getContract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    approveContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval is recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApproveResult"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+            502: components["responses"]["PaymentProviderError"];
+        };
+    };
+    reviseContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "notes": "Please split the work into two milestones."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReviseRequest"];
+            };
+        };
+        responses: {
+            /** @description The contract, back in negotiation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    cancelContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled contract. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getConnectLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The onboarding link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "connect_url": "http://localhost:3000/sandbox/connect/acct_sandbox_4f2a9c?token=9b1c",
+                     *       "provider": "sandbox"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConnectLink"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            502: components["responses"]["PaymentProviderError"];
+        };
+    };
+    fundMilestone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+                /** @description The milestone's id (one of the contract's). */
+                milestoneId: components["parameters"]["MilestoneIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The milestone and its payment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FundResult"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+            502: components["responses"]["PaymentProviderError"];
+        };
+    };
+    releaseMilestone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+                /** @description The milestone's id (one of the contract's). */
+                milestoneId: components["parameters"]["MilestoneIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The released milestone and the contract after it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleaseResult"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Stripe's signature of the raw body (`t=...,v1=...`). */
+                "Stripe-Signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1QxYz",
+                 *       "object": "event",
+                 *       "type": "payment_intent.succeeded",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "pi_3QxYz",
+                 *           "object": "payment_intent",
+                 *           "amount": 120000,
+                 *           "currency": "usd",
+                 *           "metadata": {
+                 *             "milestone_id": "0190a5b4-2b3c-7d4e-8f5a-6b7c8d9e0f1a"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    object?: string;
+                    type: string;
+                    data?: Record<string, never>;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The event was received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "applied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookAck"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    searchGigs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Free text, at most 1000 characters.
+                 * @example rust wasm
+                 */
+                q?: string;
+                /**
+                 * @description Comma-separated skills; a gig must carry at least one of them (or a synonym). More covered rank higher.
+                 * @example rust,wasm
+                 */
+                tags?: string;
+                /**
+                 * @description Only gigs whose stated pay reaches this amount (cents, in the gig's currency).
+                 * @example 8000
+                 */
+                min_compensation_cents?: number;
+                /** @description Only gigs that pay this way. */
+                compensation_type?: components["schemas"]["CompensationType"];
+                /** @description Only gigs paying in this currency. */
+                currency?: components["schemas"]["Currency"];
+                /**
+                 * @description Comma-separated source names (`native`, or an external source's name).
+                 * @example native,github-bounties
+                 */
+                sources?: string;
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of gigs, best first, each with its score, components and reasons. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "title": "Build a Rust CLI for log parsing",
+                     *           "snippet": "Parse nginx logs into JSON lines; ships as a single binary compiled to WebAssembly too.",
+                     *           "compensation_type": "hourly",
+                     *           "rate_cents": 9000,
+                     *           "compensation_min_cents": 8000,
+                     *           "compensation_max_cents": 9000,
+                     *           "currency": "USD",
+                     *           "tags": [
+                     *             "rust",
+                     *             "wasm",
+                     *             "cli"
+                     *           ],
+                     *           "source": "native",
+                     *           "url": null,
+                     *           "external_id": null,
+                     *           "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *           "status": "open",
+                     *           "posted_at": "2026-11-19T12:00:00.000Z",
+                     *           "score": 0.8123,
+                     *           "score_components": {
+                     *             "lexical": 0.8526,
+                     *             "structured": 0.7403,
+                     *             "semantic": null
+                     *           },
+                     *           "structured_components": {
+                     *             "skills": 1,
+                     *             "compensation": 1,
+                     *             "freshness": 0.9548
+                     *           },
+                     *           "feedback": null,
+                     *           "match_reasons": [
+                     *             "title matches \"rust\"",
+                     *             "2 of 2 requested skills: rust, wasm",
+                     *             "pays at least $80/h",
+                     *             "posted 2 days ago"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJmIjoiWjNoY3ZnIiwidCI6MTc5NTMwNjQwMDgzNiwicyI6MC44MTIzLCJpIjoiMDE5MGE1YjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBmIn0",
+                     *       "semantic": {
+                     *         "used": false,
+                     *         "reason": "no embeddings endpoint configured",
+                     *         "model": null
+                     *       },
+                     *       "notices": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiscoverySearchResult"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    recommendGigs: {
+        parameters: {
+            query?: {
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recommended gigs, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "title": "Build a Rust CLI for log parsing",
+                     *           "snippet": "Parse nginx logs into JSON lines.",
+                     *           "compensation_type": "hourly",
+                     *           "rate_cents": 8000,
+                     *           "compensation_min_cents": null,
+                     *           "compensation_max_cents": null,
+                     *           "currency": "USD",
+                     *           "tags": [
+                     *             "rust",
+                     *             "cli"
+                     *           ],
+                     *           "source": "native",
+                     *           "url": null,
+                     *           "external_id": null,
+                     *           "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *           "status": "open",
+                     *           "posted_at": "2026-11-19T12:00:00.000Z",
+                     *           "score": 0.7842,
+                     *           "score_components": {
+                     *             "skills": 1,
+                     *             "history": 0.5,
+                     *             "freshness": 0.9548
+                     *           },
+                     *           "feedback": null,
+                     *           "match_reasons": [
+                     *             "matches 2 of your skills: rust, cli",
+                     *             "posted 2 days ago"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "notices": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecommendedGigList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    recommendWorkers: {
+        parameters: {
+            query: {
+                /** @description The gig to find workers for. */
+                gig_id: components["schemas"]["Uuid"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recommended workers, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *           "display_name": "Ada",
+                     *           "skills": [
+                     *             "rust",
+                     *             "cli",
+                     *             "wasm"
+                     *           ],
+                     *           "github_login": "ada",
+                     *           "vouch_count": 2,
+                     *           "applied": false,
+                     *           "score": 0.91,
+                     *           "score_components": {
+                     *             "skills": 1,
+                     *             "vouches": 0.4,
+                     *             "reviews": null
+                     *           },
+                     *           "match_reasons": [
+                     *             "has 2 of the gig's 2 skills: rust, cli",
+                     *             "vouched for by 2 people"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "notices": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecommendedWorkerList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    sendDiscoveryFeedback: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "signal": "hide",
+                 *       "context": "search"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DiscoveryFeedbackRequest"];
+            };
+        };
+        responses: {
+            /** @description The signal now in force (`signal` is `null` after `clear`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "signal": "hide",
+                     *       "context": "search",
+                     *       "updated_at": "2026-11-21T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiscoveryFeedback"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    onGigCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "gig.created";
+                    data?: components["schemas"]["Gig"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGigUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "gig.updated";
+                    data?: components["schemas"]["Gig"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGigPublished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "gig.published";
+                    data?: components["schemas"]["Gig"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGigPaused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "gig.paused";
+                    data?: components["schemas"]["Gig"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGigResumed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "gig.resumed";
+                    data?: components["schemas"]["Gig"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGigClosed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "gig.closed";
+                    data?: components["schemas"]["Gig"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGigDeleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "gig.deleted";
+                    data?: components["schemas"]["Gig"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApplicationSubmitted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "application.submitted";
+                    data?: components["schemas"]["Application"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApplicationShortlisted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "application.shortlisted";
+                    data?: components["schemas"]["Application"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApplicationRejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "application.rejected";
+                    data?: components["schemas"]["Application"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApplicationWithdrawn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "application.withdrawn";
+                    data?: components["schemas"]["Application"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "api_key.created";
+                    data?: components["schemas"]["ApiKey"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyRevoked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "api_key.revoked";
+                    data?: components["schemas"]["ApiKey"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyRotated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "api_key.rotated";
+                    data?: components["schemas"]["ApiKey"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProfileUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "profile.updated";
+                    data?: components["schemas"]["MyProfile"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onNegotiationCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "negotiation.created";
+                    data?: components["schemas"]["Negotiation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onNegotiationRoundCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "negotiation.round_created";
+                    data?: components["schemas"]["Negotiation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onNegotiationAgreed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "negotiation.agreed";
+                    data?: components["schemas"]["Negotiation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onNegotiationCancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "negotiation.cancelled";
+                    data?: components["schemas"]["Negotiation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onNegotiationReopened: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "negotiation.reopened";
+                    data?: components["schemas"]["Negotiation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onNegotiationContactShared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "negotiation.contact_shared";
+                    data?: components["schemas"]["Negotiation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.created";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.updated";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractApproved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.approved";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractPendingFreelancerKyc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.pending_freelancer_kyc";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractActive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.active";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractRevised: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.revised";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractExpired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.expired";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractCancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.cancelled";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.completed";
+                    data?: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestoneFunding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "milestone.funding";
+                    data?: components["schemas"]["Milestone"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestoneFunded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "milestone.funded";
+                    data?: components["schemas"]["Milestone"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestonePaymentFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "milestone.payment_failed";
+                    data?: components["schemas"]["Milestone"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestoneReleased: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "milestone.released";
+                    data?: components["schemas"]["Milestone"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestonePaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "milestone.paid";
+                    data?: components["schemas"]["Milestone"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

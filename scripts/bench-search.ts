@@ -1,0 +1,237 @@
+// npm run bench:search — discovery search at 100,000 gigs on a server Postgres (DATABASE_URL).
+// Creates a fresh database (dropped at the end), seeds gigs synthesised from the evaluation set's
+// vocabulary, starts the server in this process, and for each query shape measures the request
+// over HTTP beside the same query as bare SQL through postgres.js, in the same run: p50, p95 and
+// the ratio of the p95s. Then EXPLAIN (ANALYZE) shows which indexes the query uses. Timings are
+// figures to read, never assertions.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { loadConfig } from '../src/config.ts';
+import { migrate, openDatabase } from '../db/client.ts';
+import { startRuntime } from '../src/runtime.ts';
+import { createUserWithKey } from '../src/accounts.ts';
+import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
+import { searchSql } from '../db/repositories/search.ts';
+import { newId } from '../src/ids.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const GIGS = Number(process.env.BENCH_GIGS ?? 100_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const WARMUP = 8;
+
+interface EvalGig {
+  title: string; description: string; tags: string[]; compensation_type: string; rate_cents: number | null;
+  compensation_min_cents: number | null; compensation_max_cents: number | null; currency: string; source: string; url: string | null;
+}
+
+/** A small progress bar on stderr (no dependency). */
+function progress(label: string, total: number) {
+  const started = Date.now();
+  let shown = -1;
+  return (done: number) => {
+    const percent = Math.floor((done / total) * 100);
+    if (percent === shown) return;
+    shown = percent;
+    const width = 30;
+    const filled = Math.round((done / total) * width);
+    const secs = ((Date.now() - started) / 1000).toFixed(0);
+    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${secs}s`);
+    if (done >= total) process.stderr.write('\n');
+  };
+}
+
+/** A deterministic pseudo-random generator, so every run seeds the same gigs. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Gig rows made from the evaluation set: a posting's sentences reshuffled, plus one sentence of another. */
+function* synthesise(templates: EvalGig[], count: number, clientId: string) {
+  const random = rng(42);
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
+  const sentences = templates.map((g) => g.description.split(/(?<=[.!?])\s+/));
+  const allTags = [...new Set(templates.flatMap((g) => g.tags))];
+  const now = Date.now();
+  for (let i = 0; i < count; i++) {
+    const t = Math.floor(random() * templates.length);
+    const g = templates[t]!;
+    const own = [...sentences[t]!].sort(() => random() - 0.5);
+    const description = [...own, pick(pick(sentences))].join(' ');
+    const tags = [...new Set(random() < 0.3 ? [...g.tags, pick(allTags)] : g.tags)];
+    const scale = 0.8 + random() * 0.4;
+    const amount = (x: number | null) => (x === null ? null : Math.round((x * scale) / 100) * 100);
+    const native = random() < 0.75;
+    yield {
+      id: newId(),
+      client_user_id: native ? clientId : null,
+      title: g.title,
+      description,
+      scope: '',
+      rate_cents: amount(g.rate_cents),
+      compensation_type: g.compensation_type,
+      compensation_min_cents: amount(g.compensation_min_cents),
+      compensation_max_cents: amount(g.compensation_max_cents),
+      currency: g.currency,
+      tags,
+      status: random() < 0.9 ? 'open' : 'closed',
+      source: native ? 'native' : g.source === 'native' ? pick(['remoteok', 'weworkremotely', 'github-bounties']) : g.source,
+      external_id: native ? null : `bench-${i}`,
+      url: native ? null : `https://jobs.example.com/${i}`,
+      posted_at: new Date(now - random() * 90 * 86_400_000),
+    };
+  }
+}
+
+interface Shape { name: string; query: Record<string, string | number> }
+
+const SHAPES: Shape[] = [
+  { name: 'text, one common word', query: { q: 'api' } },
+  { name: 'text, one rare word', query: { q: 'godot' } },
+  { name: 'text, two words', query: { q: 'react native' } },
+  { name: 'text, natural language', query: { q: 'need someone to set up kubernetes autoscaling on aws' } },
+  { name: 'text, long paragraph', query: { q: 'We are a healthcare startup and need a native iOS app written in Swift with SwiftUI. The app syncs with HealthKit, shows trends in charts, and must pass App Store review. Experience with HIPAA is a plus.' } },
+  { name: 'text, stop words only', query: { q: 'the of and' } },
+  { name: 'tags only', query: { tags: 'python' } },
+  { name: 'tags only, two', query: { tags: 'python,django' } },
+  { name: 'filters only: type', query: { compensation_type: 'hourly' } },
+  { name: 'filters only: currency + sources', query: { currency: 'EUR', sources: 'remoteok,weworkremotely' } },
+  { name: 'filters only: min pay', query: { min_compensation_cents: 15000 } },
+  { name: 'text + tags + type', query: { q: 'rust', tags: 'rust', compensation_type: 'bounty' } },
+  { name: 'text + min pay + type', query: { q: 'python developer', min_compensation_cents: 8000, compensation_type: 'hourly' } },
+  { name: 'no parameters', query: {} },
+];
+
+function requestOf(query: Record<string, string | number>): SearchRequest {
+  const list = (v: unknown) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+  return {
+    q: query.q as string | undefined, tags: list(query.tags), sources: list(query.sources),
+    minCompensationCents: query.min_compensation_cents as number | undefined,
+    compensationType: query.compensation_type as never, currency: query.currency as string | undefined, limit: 20,
+  };
+}
+
+const quantile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+};
+
+async function time(fn: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < WARMUP; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    out.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return out;
+}
+
+async function main() {
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    console.error('bench:search needs DATABASE_URL (a server Postgres; it creates and drops its own database)');
+    process.exit(2);
+  }
+  const name = `gm_bench_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const dbUrl = url.toString();
+  const bare = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  let runtime: Awaited<ReturnType<typeof startRuntime>> | undefined;
+  try {
+    const database = await openDatabase({ databaseUrl: dbUrl, max: 4 });
+    await migrate(database);
+    const templates = fs.readFileSync(path.join(ROOT, 'eval/search/gigs.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as EvalGig);
+    const owner = await createUserWithKey(database.db, 'Bench client');
+    const searcher = await createUserWithKey(database.db, 'Bench searcher');
+
+    const seeded = Date.now();
+    const bar = progress('seeding gigs', GIGS);
+    let batch: Record<string, unknown>[] = [];
+    let done = 0;
+    for (const row of synthesise(templates, GIGS, owner.userId)) {
+      batch.push(row);
+      if (batch.length === 1000) {
+        await bare`insert into gigs ${bare(batch as never)}`;
+        done += batch.length;
+        batch = [];
+        bar(done);
+      }
+    }
+    if (batch.length) { await bare`insert into gigs ${bare(batch as never)}`; done += batch.length; bar(done); }
+    await bare`vacuum analyze gigs`;
+    const open = (await bare<{ open: number }[]>`select count(*)::int as open from gigs where status = 'open'`)[0]!.open;
+    console.log(`seeded ${GIGS.toLocaleString('en-US')} gigs (${open.toLocaleString('en-US')} open) in ${((Date.now() - seeded) / 1000).toFixed(0)} s`);
+
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', PORT: String(port), DATABASE_URL: dbUrl, EMBEDDINGS_URL: '' });
+    runtime = await startRuntime(config, { logger: false, database });
+    await runtime.app.listen({ port, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${port}`;
+    const headers = { authorization: `Bearer ${searcher.apiKey}` };
+    const dialect = new PgDialect();
+    const deps = { db: database.db, embeddings: undefined };
+
+    // What any authenticated request costs here (HTTP in this process, the key lookup): the floor
+    // under every shape's HTTP time.
+    const floor = await time(async () => {
+      const res = await fetch(`${base}/api/keys/verify`, { headers });
+      if (res.status !== 200) throw new Error(`GET /api/keys/verify: HTTP ${res.status}`);
+      await res.arrayBuffer();
+    });
+    console.log(`\nfloor: an authenticated GET /api/keys/verify takes p50 ${quantile(floor, 0.5).toFixed(1)} ms, p95 ${quantile(floor, 0.95).toFixed(1)} ms`);
+    console.log(`${RUNS} runs per shape after ${WARMUP} warm-up runs, one request at a time; limit 20.`);
+    console.log(`${'shape'.padEnd(36)} ${'results'.padStart(7)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`);
+    const explained: { name: string; text: string; params: unknown[] }[] = [];
+    for (const shape of SHAPES) {
+      const qs = new URLSearchParams(Object.entries(shape.query).map(([k, v]) => [k, String(v)])).toString();
+      let results = 0;
+      const http = await time(async () => {
+        const res = await fetch(`${base}/api/discovery/gigs?${qs}`, { headers });
+        if (res.status !== 200) throw new Error(`${shape.name}: HTTP ${res.status} ${await res.text()}`);
+        results = ((await res.json()) as { data: unknown[] }).data.length;
+      });
+      const inProcess = process.env.BENCH_PROFILE ? await time(() => searchGigs(deps, searcher.userId, requestOf(shape.query))) : undefined;
+      // The same query the API runs for this request, as bare SQL through postgres.js, sent the way
+      // Drizzle's execute sends it (an unnamed statement, planned for its parameters each time).
+      const { plan } = await planSearch(deps, searcher.userId, requestOf(shape.query));
+      const query = dialect.sqlToQuery(searchSql(plan));
+      const sqlTimes = await time(() => bare.unsafe(query.sql, query.params as never[]));
+      explained.push({ name: shape.name, text: query.sql, params: query.params });
+      if (process.env.BENCH_KEEP) fs.writeFileSync(`/tmp/${name}-${explained.length}.json`, JSON.stringify({ name: shape.name, sql: query.sql, params: query.params }));
+      const h95 = quantile(http, 0.95);
+      const s95 = quantile(sqlTimes, 0.95);
+      console.log(`${shape.name.padEnd(36)} ${String(results).padStart(7)}  ${quantile(http, 0.5).toFixed(1).padStart(8)} ${h95.toFixed(1).padStart(6)}  ${quantile(sqlTimes, 0.5).toFixed(1).padStart(8)} ${s95.toFixed(1).padStart(6)}  ${(h95 / s95).toFixed(2).padStart(8)}x${inProcess ? `  in-process p50 ${quantile(inProcess, 0.5).toFixed(1)} p95 ${quantile(inProcess, 0.95).toFixed(1)}` : ''}`);
+    }
+
+    console.log('\nEXPLAIN (ANALYZE) — the index nodes of each plan:');
+    for (const e of explained) {
+      const plan = await bare.unsafe(`explain (analyze, costs off) ${e.text}`, e.params as never[]);
+      const lines = plan.map((r) => String((r as Record<string, unknown>)['QUERY PLAN']));
+      const indexes = lines.filter((l) => /Index|Bitmap|Seq Scan/.test(l)).map((l) => l.trim().replace(/\s*\(actual.*$/, ''));
+      const total = lines.filter((l) => /^(Planning|Execution) Time/.test(l)).join(', ');
+      console.log(`- ${e.name}: ${total}\n    ${[...new Set(indexes)].join('\n    ')}`);
+    }
+  } finally {
+    await runtime?.close().catch(() => {});
+    await bare.end();
+    if (process.env.BENCH_KEEP) console.log(`\nkept database ${name} (BENCH_KEEP); drop it when done`);
+    else await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+await main();

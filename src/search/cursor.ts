@@ -1,0 +1,36 @@
+// Cursors for ranked lists. A ranked page ends at (score, id); the next page holds the items
+// below it in the order (score desc, id desc). The cursor carries that position, the time the
+// first page was ranked at (freshness is computed as of then, so scores do not drift between
+// pages) and a fingerprint of the request: it only continues the same query.
+import { createHash } from 'node:crypto';
+import { validationFailed } from '../errors.ts';
+import { UUID_PATTERN } from '../ids.ts';
+
+export interface RankedPosition {
+  /** Milliseconds since the epoch: the time the first page was ranked at. */
+  asOf: number;
+  score: number;
+  id: string;
+}
+
+/** A short fingerprint of what defines the ranking (the query and its filters, not the limit). */
+export function fingerprint(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 16);
+}
+
+export function encodeRankedCursor(print: string, p: RankedPosition): string {
+  return Buffer.from(JSON.stringify({ f: print, t: p.asOf, s: p.score, i: p.id })).toString('base64url');
+}
+
+/** The position to continue after, or undefined for the first page; any other cursor is a 400 on query.cursor. */
+export function decodeRankedCursor(cursor: string | undefined, print: string): RankedPosition | undefined {
+  if (cursor === undefined) return undefined;
+  let value: { f?: unknown; t?: unknown; s?: unknown; i?: unknown } | undefined;
+  try { value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')); } catch { /* below */ }
+  if (!value || typeof value.t !== 'number' || typeof value.s !== 'number' || typeof value.i !== 'string'
+    || !Number.isFinite(value.t) || !Number.isFinite(value.s) || !UUID_PATTERN.test(value.i)) {
+    throw validationFailed('query.cursor', 'is not a cursor this API returned');
+  }
+  if (value.f !== print) throw validationFailed('query.cursor', 'belongs to a different query; repeat the query and its filters to continue');
+  return { asOf: value.t, score: value.s, id: value.i };
+}

@@ -1,0 +1,71 @@
+// Match reasons: why a gig is where it is, as sentences a person can read (DESIGN §8):
+// `title matches "rust"`, `2 of 3 requested skills: rust, wasm`, `pays at least $80/h`,
+// `posted 2 days ago`, `similar in meaning (0.82)`. Pure.
+import type { FeedbackSignal } from './scoring.ts';
+
+export function money(cents: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en-US', {
+      style: 'currency', currency, minimumFractionDigits: cents % 100 ? 2 : 0, maximumFractionDigits: 2,
+    }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(cents % 100 ? 2 : 0)} ${currency}`;
+  }
+}
+
+const UNIT: Record<string, string> = { hourly: '/h', fixed: ' fixed', bounty: ' bounty', unknown: '' };
+
+export function payReason(compensationType: string, currency: string, range: { low: number; high: number }, minimum: number): string {
+  const unit = UNIT[compensationType] ?? '';
+  if (range.low >= minimum) return `pays at least ${money(minimum, currency)}${unit}`;
+  return `pays up to ${money(range.high, currency)}${unit}, at least ${money(minimum, currency)}${unit} asked`;
+}
+
+export function ageReason(ageDays: number): string {
+  const days = Math.floor(Math.max(0, ageDays));
+  if (days === 0) return 'posted today';
+  if (days === 1) return 'posted yesterday';
+  if (days < 60) return `posted ${days} days ago`;
+  return `posted ${Math.floor(days / 30)} months ago`;
+}
+
+/**
+ * Which words matched where. `hits` hold the terms found per field; `origin` maps a term to the
+ * query's own words (a synonym names what it stands for). A word is reported in its best field only.
+ */
+export function textReasons(hits: { title: string[]; tags: string[]; description: string[] }, origin: ReadonlyMap<string, string>): string[] {
+  const seen = new Set<string>();
+  const reasons: string[] = [];
+  const field = (terms: string[], say: (list: string) => string) => {
+    const shown: string[] = [];
+    for (const term of terms) {
+      const from = origin.get(term) ?? term;
+      const label = from === term ? `"${term}"` : `"${term}" (for "${from}")`;
+      if (seen.has(term) || seen.has(from)) continue;
+      seen.add(term);
+      seen.add(from);
+      shown.push(label);
+    }
+    if (shown.length) reasons.push(say(shown.join(', ')));
+  };
+  field(hits.title, (l) => `title matches ${l}`);
+  field(hits.tags, (l) => `tags match ${l}`);
+  field(hits.description, (l) => `description mentions ${l}`);
+  return reasons;
+}
+
+export function skillsReason(covered: string[], requested: number): string | null {
+  if (!covered.length) return null;
+  if (requested === 1) return `has the requested skill: ${covered[0]}`;
+  return `${covered.length} of ${requested} requested skills: ${covered.join(', ')}`;
+}
+
+export function semanticReason(similarity: number): string {
+  return `similar in meaning (${similarity.toFixed(2)})`;
+}
+
+export function feedbackReason(signal: FeedbackSignal | null): string | null {
+  if (signal === 'up') return 'you marked this as relevant';
+  if (signal === 'down') return 'you marked this as not relevant, so it ranks lower';
+  return null;
+}

@@ -1,0 +1,60 @@
+// What search knows about the corpus, per database: the tags on open gigs (which q can name as
+// skills) and how common words are. Read from the database and kept for a while (stale while it
+// refreshes): caches, so another instance loses nothing.
+import type { Db } from '../../db/client.ts';
+import { hasPgvector, openGigTags, wordShares } from '../../db/repositories/search.ts';
+
+const TTL_MS = 30_000;
+
+interface Entry { tags: Set<string>; loadedAt: number; loading: Promise<Set<string>> | null }
+const vocabularies = new WeakMap<Db, Entry>();
+
+async function load(db: Db): Promise<Set<string>> {
+  const tags = new Set(await openGigTags(db));
+  vocabularies.set(db, { tags, loadedAt: Date.now(), loading: null });
+  return tags;
+}
+
+/** The vocabulary; `fresh` reads it now (after loading data in bulk, as the evaluation does). */
+export async function tagVocabulary(db: Db, options: { fresh?: boolean } = {}): Promise<ReadonlySet<string>> {
+  const entry = vocabularies.get(db);
+  if (!entry || options.fresh) return entry?.loading ?? load(db);
+  if (Date.now() - entry.loadedAt > TTL_MS && !entry.loading) {
+    entry.loading = load(db).catch(() => { entry.loading = null; return entry.tags; });
+  }
+  return entry.tags;
+}
+
+const pgvector = new WeakMap<Db, Promise<boolean>>();
+
+/** Whether this database has pgvector (asked once per database). */
+export function usesPgvector(db: Db): Promise<boolean> {
+  let known = pgvector.get(db);
+  if (!known) {
+    known = hasPgvector(db).catch(() => false);
+    pgvector.set(db, known);
+  }
+  return known;
+}
+
+const SHARE_TTL_MS = 10 * 60_000;
+const shares = new WeakMap<Db, Map<string, { share: number; at: number }>>();
+
+/** Each word's share of gigs (see wordShares), remembered for ten minutes per database. */
+export async function commonness(db: Db, words: string[]): Promise<Map<string, number>> {
+  let cache = shares.get(db);
+  if (!cache) { cache = new Map(); shares.set(db, cache); }
+  const now = Date.now();
+  const missing = words.filter((w) => !((cache.get(w)?.at ?? -Infinity) > now - SHARE_TTL_MS));
+  if (missing.length) {
+    if (cache.size > 50_000) cache.clear();
+    for (const [word, share] of await wordShares(db, missing)) cache.set(word, { share, at: now });
+  }
+  return new Map(words.map((w) => [w, cache.get(w)?.share ?? 0]));
+}
+
+/** Forget what was read about this database (after loading data in bulk). */
+export function forgetCorpus(db: Db): void {
+  vocabularies.delete(db);
+  shares.delete(db);
+}
