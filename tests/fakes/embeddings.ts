@@ -6,7 +6,7 @@
 // in for a real model's protocol, not for its understanding. It can fail on demand.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { readBody, listenLocal, closeServer } from './local-server.ts';
 
 export type FailureMode = 'error' | 'timeout' | 'malformed' | null;
 
@@ -42,16 +42,6 @@ export function hashedBagOfWords(text: string, dims: number): number[] {
   return norm > 0 ? v.map((x) => x / norm) : v.map((_, i) => (i === 0 ? 1 : 0));
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let data = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk) => { data += chunk; });
-    req.on('end', () => resolve(data));
-    req.on('error', reject);
-  });
-}
-
 export async function startFakeEmbeddings(options: { dims?: number; model?: string } = {}): Promise<FakeEmbeddings> {
   const dims = options.dims ?? 64;
   const model = options.model ?? 'fake-embedding-1';
@@ -84,8 +74,7 @@ export async function startFakeEmbeddings(options: { dims?: number; model?: stri
       usage: { prompt_tokens: 0, total_tokens: 0 },
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const url = `${await listenLocal(server)}/v1`;
   return {
     url,
     dims,
@@ -95,8 +84,7 @@ export async function startFakeEmbeddings(options: { dims?: number; model?: stri
     vector: (text) => hashedBagOfWords(text, dims),
     async close() {
       for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
 }

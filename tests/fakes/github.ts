@@ -5,7 +5,7 @@
 //   GET  /user                      the signed-in user, for `Authorization: Bearer|token <t>`
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { readBody, listenLocal, closeServer } from './local-server.ts';
 
 export interface FakeGithubUser { id: number; login: string; name: string | null }
 
@@ -27,16 +27,6 @@ export interface FakeGithub {
 }
 
 const DOCS = 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors';
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let data = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk) => { data += chunk; });
-    req.on('end', () => resolve(data));
-    req.on('error', reject);
-  });
-}
 
 function json(res: http.ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
@@ -146,8 +136,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     }
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listenLocal(server);
   return {
     url,
     clientId,
@@ -162,9 +151,6 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     signInAs(next) { user = next; },
     denyNext() { deny = true; },
     requests,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections();
-      server.close((err) => (err ? reject(err) : resolve()));
-    }),
+    close: () => closeServer(server),
   };
 }

@@ -7,8 +7,8 @@
 // succeedPaymentIntent, failPaymentIntent, buildEvent, signedWebhook, counts, requests.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { listenLocal, closeServer } from './local-server.ts';
 
 type Json = Record<string, unknown>;
 type Params = Record<string, unknown>;
@@ -380,9 +380,7 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  url = `http://127.0.0.1:${port}`;
+  url = await listenLocal(server);
 
   function verifyAccount(id: string): Json {
     const account = accounts.get(id);
@@ -404,7 +402,7 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
 
   return {
     url,
-    api: { host: '127.0.0.1', port, protocol: 'http' },
+    api: { host: '127.0.0.1', port: Number(new URL(url).port), protocol: 'http' },
     secretKey,
     accounts,
     paymentIntents,
@@ -441,8 +439,7 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
       return { body, signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) }) };
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
 }
