@@ -4738,6 +4738,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onGigUpdated: {
@@ -4759,6 +4766,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4790,6 +4804,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onGigPaused: {
@@ -4811,6 +4832,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4842,6 +4870,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onGigClosed: {
@@ -4863,6 +4898,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4894,6 +4936,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onApplicationSubmitted: {
@@ -4915,6 +4964,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4946,6 +5002,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onApplicationRejected: {
@@ -4967,6 +5030,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4998,6 +5068,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onApiKeyCreated: {
@@ -5019,6 +5096,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5050,6 +5134,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onApiKeyRotated: {
@@ -5071,6 +5162,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5102,6 +5200,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onNegotiationCreated: {
@@ -5123,6 +5228,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5154,6 +5266,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onNegotiationAgreed: {
@@ -5175,6 +5294,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5206,6 +5332,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onNegotiationReopened: {
@@ -5227,6 +5360,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5258,6 +5398,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onContractCreated: {
@@ -5279,6 +5426,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5310,6 +5464,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onContractApproved: {
@@ -5331,6 +5492,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5362,6 +5530,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onContractActive: {
@@ -5383,6 +5558,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5414,6 +5596,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onContractExpired: {
@@ -5435,6 +5624,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5466,6 +5662,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onContractCompleted: {
@@ -5487,6 +5690,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5518,6 +5728,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onMilestoneFunded: {
@@ -5539,6 +5756,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5570,6 +5794,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onMilestoneReleased: {
@@ -5596,6 +5827,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onMilestonePaid: {
@@ -5617,6 +5855,13 @@ export interface operations {
         responses: {
             /** @description Any 2xx acknowledges the event. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
