@@ -139,9 +139,26 @@ describe('POST /api/contracts/{id}/approve', () => {
     expectError(await approve(p.worker, contract.id), 409, 'CONFLICT', /already approved/);
     const byKey = await approve(p.client, contract.id);
     expect(byKey.data!.contract.status).toBe('pending_freelancer_kyc');
-    expect(byKey.data!.connect_url).toEqual(expect.any(String));
+    expect(byKey.data!.connect_url).toBeNull(); // the client's approval: the link is the worker's
     const written = await contractEvents(contract.id);
     expect(written.filter((e) => e.type === 'contract.approved').map((e) => e.actorUserId)).toEqual([p.worker.userId, p.client.userId]);
+  });
+
+  it("the onboarding link goes to the worker only: the client's second approval carries none", async () => {
+    const p = await pair();
+    const { contract } = await pendingContract(p.client, p.worker);
+    expect((await approve(p.worker, contract.id)).data!.connect_url).toBeNull();
+    const second = await approve(p.client, contract.id);
+    expect(second.response.status).toBe(200);
+    expect(second.data!.contract.status).toBe('pending_freelancer_kyc');
+    // Whoever opens the link completes the worker's identity checks and names the bank account
+    // payouts go to: it is the worker's alone, as GET connect-link is.
+    expect(second.data!.connect_url).toBeNull();
+    expectError(await connectLink(p.client, contract.id), 403, 'FORBIDDEN', /worker/);
+    const link = await connectLink(p.worker, contract.id);
+    expect(link.data!.connect_url).toMatch(new RegExp(`^${server.url}/sandbox/connect/acct_sandbox_`));
+    expect((await submitSandboxOnboarding(link.data!.connect_url)).status).toBe(303);
+    expect((await row(contract.id)).status).toBe('active');
   });
 
   it('a worker who already passed KYC goes straight to active, with connect_url null', async () => {
@@ -387,12 +404,14 @@ describe('races', () => {
       const { contract } = await pendingContract(p.client, p.worker);
       const [a, b] = await Promise.all([approve(p.client, contract.id), approve(p.worker, contract.id)]);
       expect([a.response.status, b.response.status]).toEqual([200, 200]);
-      // One of them saw the other's approval and moved the contract on; that one carries the link.
+      // One of them saw the other's approval and moved the contract on; that one carries the link
+      // when it is the worker's.
       const last = [a, b].find((r) => r.data!.contract.status === 'pending_freelancer_kyc')!;
       const firstOne = [a, b].find((r) => r !== last)!;
       expect(firstOne.data!.contract.status).toBe('pending_owner_approval');
       expect(firstOne.data!.connect_url).toBeNull();
-      expect(last.data!.connect_url).toEqual(expect.any(String));
+      if (last === b) expect(last.data!.connect_url).toEqual(expect.any(String));
+      else expect(last.data!.connect_url).toBeNull();
       const stored = await row(contract.id);
       expect(stored).toMatchObject({ status: 'pending_freelancer_kyc' });
       expect(stored.clientApprovedAt).toBeInstanceOf(Date);

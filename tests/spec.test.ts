@@ -2,6 +2,8 @@
 // checks the general OpenAPI rules; these are ours, from DESIGN §3 and the issue).
 import { describe, expect, it } from 'vitest';
 import { listOperations, loadSpec, type OpenApiDocument } from '../src/spec.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const spec = loadSpec();
 const operations = listOperations(spec);
@@ -112,5 +114,18 @@ describe.each(operations.map((o) => [`${o.method.toUpperCase()} ${o.path} (${o.o
 
   it.runIf(/\{[^}]+\}/.test(path))('declares 404, addressing a resource by id', () => {
     expect(declared).toContain('404');
+  });
+});
+
+describe('the event catalog (webhooks)', () => {
+  // Every event type the code can write is documented under `webhooks:`, and nothing else is.
+  it('lists exactly the event types the code writes', () => {
+    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []));
+    const written = new Set<string>();
+    for (const file of ['src', 'handlers', 'db', 'jobs'].flatMap(files)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/'((?:gig|application|api_key|profile|negotiation|contract|milestone)\.[a-z_]+)'/g)) written.add(m[1]!);
+    }
+    expect([...written].sort()).toEqual(Object.keys(spec.webhooks ?? {}).sort());
   });
 });

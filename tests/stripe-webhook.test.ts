@@ -1,8 +1,8 @@
 // POST /api/stripe/webhook: Stripe's events, signed as Stripe signs them, move contracts and
 // milestones; each event applies once; a bad signature changes nothing (DESIGN §7).
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
 import type { TestServer } from './helpers/server.ts';
 import {
@@ -142,6 +142,38 @@ describe('payment_intent events', () => {
   it('ignores a payment that is not ours', async () => {
     const other = fake.buildEvent('payment_intent.succeeded', { id: 'pi_not_ours', object: 'payment_intent', amount: 100, amount_received: 100, currency: 'usd', metadata: {} });
     expect(await deliver(server, fake, other)).toEqual(ack('ignored'));
+  });
+});
+
+// PGlite has one connection, so its transactions never interleave: the lock order matters on a server.
+describe.runIf(process.env.DATABASE_URL)('lock order on a server Postgres', () => {
+  /** Backends of this database waiting for a row lock (not pg-boss's advisory locks). */
+  async function rowLockWaiters(): Promise<number> {
+    const result: any = await server.db.execute(sql`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and wait_event in ('transactionid', 'tuple')`);
+    return (result.rows ?? result)[0].n;
+  }
+
+  it('payment_intent.succeeded and a release of the same milestone meet without a deadlock', async () => {
+    const { contract, milestone, paymentId } = await fundingMilestone();
+    const event = fake.buildEvent('payment_intent.succeeded', fake.succeedPaymentIntent(paymentId));
+    let delivered: ReturnType<typeof deliver> | undefined;
+    let released: Promise<any> | undefined;
+    // Hold the milestone row, so that the webhook queues up first and the release after it: the
+    // interleaving in which locking the milestone before its contract (release locks the contract
+    // first) deadlocks.
+    await server.db.transaction(async (tx) => {
+      await tx.execute(sql`select id from milestones where id = ${milestone.id} for update`);
+      delivered = deliver(server, fake, event);
+      await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(1), { timeout: 10_000, interval: 50 });
+      released = client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/release', { params: { path: { id: contract.id, milestoneId: milestone.id } } });
+      await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(2), { timeout: 10_000, interval: 50 });
+    });
+    expect(await delivered).toEqual(ack('applied'));
+    const release = await released!;
+    expect(release.response.status).toBe(200);
+    expect(release.data.milestone.status).toBe('released');
+    expect(await eventTypes('milestone', milestone.id)).toEqual(['milestone.funding', 'milestone.funded', 'milestone.released']);
   });
 });
 

@@ -87,11 +87,6 @@ export async function lockMilestone(tx: Executor, contractId: string, milestoneI
   return row;
 }
 
-export async function lockMilestoneByPayment(tx: Executor, paymentId: string): Promise<MilestoneRow | undefined> {
-  const [row] = await tx.select().from(milestones).where(eq(milestones.paymentId, paymentId)).limit(1).for('update');
-  return row;
-}
-
 export async function updateMilestone(tx: Executor, id: string, patch: Partial<typeof milestones.$inferInsert>) {
   const [row] = await tx.update(milestones).set({ ...patch, updatedAt: new Date() }).where(eq(milestones.id, id)).returning();
   return row!;

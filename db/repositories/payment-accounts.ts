@@ -27,7 +27,7 @@ export async function savePaymentAccount(db: Executor, userId: string, provider:
   return (await getPaymentAccount(db, userId, provider))!;
 }
 
-/** Marks the account verified; returns true only for the call that changed it. */
+/** Marks the account verified; returns the row only to the call that changed it (undefined when it already was). */
 export async function markAccountVerified(tx: Executor, provider: string, accountId: string): Promise<PaymentAccountRow | undefined> {
   const [row] = await tx.update(paymentAccounts).set({ verifiedAt: sql`now()`, updatedAt: new Date() })
     .where(and(eq(paymentAccounts.provider, provider), eq(paymentAccounts.accountId, accountId), sql`${paymentAccounts.verifiedAt} is null`))

@@ -3,7 +3,7 @@
 import type { TransitionTable } from './state-machine.ts';
 
 export type NegotiationStatus = 'open' | 'agreed' | 'cancelled';
-export type NegotiationAction = 'propose' | 'agree' | 'cancel' | 'reopen';
+export type NegotiationAction = 'propose' | 'agree' | 'cancel' | 'reopen' | 'end_with_contract';
 export type PartyRole = 'client' | 'worker';
 
 export const negotiationTransitions: TransitionTable<NegotiationStatus, NegotiationAction> = [
@@ -12,6 +12,8 @@ export const negotiationTransitions: TransitionTable<NegotiationStatus, Negotiat
   { action: 'cancel', from: ['open'], to: 'cancelled', event: 'negotiation.cancelled' },
   // A contract revise sends the negotiation back to open.
   { action: 'reopen', from: ['agreed'], to: 'open', event: 'negotiation.reopened' },
+  // Cancelling its contract ends the negotiation too, agreed or re-opened by a revise.
+  { action: 'end_with_contract', from: ['open', 'agreed'], to: 'cancelled', event: 'negotiation.cancelled' },
 ];
 
 export const otherRole = (role: PartyRole): PartyRole => (role === 'client' ? 'worker' : 'client');

@@ -661,10 +661,13 @@ export interface paths {
          *
          *     The client and the worker each approve once (by browser session or by API key: both
          *     count the same; a second approval by the same party is `409 CONFLICT`). The first
-         *     approval records it; the second moves the contract to `pending_freelancer_kyc` and the
-         *     response carries `connect_url`, where the worker completes identity checks (KYC) with
-         *     the payment provider. When the worker is already verified the contract becomes `active`
-         *     at once and `connect_url` is `null`. Only while `pending_owner_approval` and before
+         *     approval records it; the second moves the contract to `pending_freelancer_kyc`. When
+         *     that second approval is the worker's, the response carries `connect_url`, where the
+         *     worker completes identity checks (KYC) with the payment provider; the link is the
+         *     worker's alone (whoever opens it names the account payouts go to), so the client's
+         *     approval carries `null` and the worker fetches it with `GET .../connect-link`. When the
+         *     worker is already verified the contract becomes `active` at once and `connect_url` is
+         *     `null`. Only while `pending_owner_approval` and before
          *     `approval_deadline` (`409 INVALID_STATE` otherwise; a contract found past its deadline
          *     is expired then and there). Writes `contract.approved`, then
          *     `contract.pending_freelancer_kyc` (and `contract.active`). `502` when the payment
@@ -1617,6 +1620,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "milestone.payment_mismatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.payment_mismatch
+         * @description The provider reported a successful payment whose amount or currency differs from the
+         *     milestone's; nothing was funded, and the parties (or an operator) must settle it. `data`
+         *     is the milestone with what was received.
+         */
+        post: operations["onMilestonePaymentMismatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "milestone.released": {
         parameters: {
             query?: never;
@@ -2128,7 +2153,7 @@ export interface components {
             contract: components["schemas"]["Contract"];
             /**
              * Format: uri
-             * @description Where the worker completes KYC, when both have approved and the worker still has to; else `null`.
+             * @description Where the worker completes KYC, in the worker's response to the approval that completes both approvals when the worker still has to; else `null` (the client never gets it).
              */
             connect_url: string | null;
         };
@@ -2324,6 +2349,22 @@ export interface components {
             /** @enum {string|null} */
             context: "search" | "recommendation" | null;
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The milestone's fields, exactly as in `Milestone`, plus what went wrong with its payment:
+         *     `failure_reason` for `milestone.payment_failed`; `payment_id`, `received_amount_cents`
+         *     and `received_currency` for `milestone.payment_mismatch`.
+         */
+        MilestonePaymentIssue: {
+            id: components["schemas"]["Uuid"];
+            contract_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["MilestoneStatus"];
+            failure_reason?: string;
+            payment_id?: string;
+            received_amount_cents?: number;
+            received_currency?: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @description An event: something changed. Every state change writes one, in the same transaction as
@@ -5782,7 +5823,40 @@ export interface operations {
                 "application/json": components["schemas"]["EventEnvelope"] & {
                     /** @constant */
                     type?: "milestone.payment_failed";
-                    data?: components["schemas"]["Milestone"];
+                    data?: components["schemas"]["MilestonePaymentIssue"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestonePaymentMismatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "milestone.payment_mismatch";
+                    data?: components["schemas"]["MilestonePaymentIssue"];
                 };
             };
         };

@@ -40,7 +40,9 @@ async function onboardingLink(deps: LifecycleDeps, accountId: string, contractId
 /**
  * An owner's approval (by session or key, counted the same). The second approval moves the
  * contract to pending_freelancer_kyc — or straight on to active when the worker is already
- * verified — and returns the onboarding link when the worker still has to pass KYC.
+ * verified — and, when that approval is the worker's, returns the onboarding link if the worker
+ * still has to pass KYC. The link is the worker's alone (as GET connect-link is): whoever opens it
+ * completes the worker's identity checks and names the bank account payouts go to.
  */
 export async function approve(deps: LifecycleDeps, callerId: string, contractId: string) {
   const before = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
@@ -48,11 +50,10 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
   const role = roleOf(before, callerId);
   // Provider work happens before anything is written, so a provider failure changes nothing.
   const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
-  let prepared: { accountId: string; verified: boolean; url: string | null } | undefined;
-  if (before.status === 'pending_owner_approval' && otherApproved) {
+  let preparedLink: string | null | undefined;
+  if (role === 'worker' && before.status === 'pending_owner_approval' && otherApproved) {
     const account = await ensureWorkerAccount(deps, before.workerUserId);
-    const verified = account.verifiedAt !== null;
-    prepared = { accountId: account.accountId, verified, url: verified ? null : await onboardingLink(deps, account.accountId, before.id) };
+    preparedLink = account.verifiedAt !== null ? null : await onboardingLink(deps, account.accountId, before.id);
   }
 
   const result = await deps.db.transaction(async (tx) => {
@@ -86,9 +87,9 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
   if (result.expired) throw new ApiError('INVALID_STATE', 'the approval deadline has passed: the contract is expired');
 
   let connectUrl: string | null = null;
-  if (result.final && result.contract.status === 'pending_freelancer_kyc') {
+  if (role === 'worker' && result.final && result.contract.status === 'pending_freelancer_kyc') {
     // The other party approved between our read and our lock: make the link now.
-    connectUrl = prepared?.url ?? await linkAfterTheFact(deps, result.contract);
+    connectUrl = preparedLink ?? await linkAfterTheFact(deps, result.contract);
   }
   return { contract: result.contract, connectUrl };
 }
@@ -151,10 +152,9 @@ export async function cancel(deps: LifecycleDeps, callerId: string, contractId: 
     const step = move(contract, 'cancel');
     const updated = await contractsRepo.updateContract(tx, contract.id, { status: step.to, cancelledAt: new Date() });
     await contractEvent(tx, step.event, updated, callerId);
-    if (negotiation.status !== 'cancelled') {
-      const ended = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, 'cancelled', { cancelledAt: new Date() });
-      await negotiationEvent(tx, 'negotiation.cancelled', ended, callerId);
-    }
+    const end = transition(negotiationTransitions, 'negotiation', negotiation.status as never, 'end_with_contract');
+    const ended = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, end.to, { cancelledAt: new Date() });
+    await negotiationEvent(tx, end.event, ended, callerId);
     return updated;
   });
 }

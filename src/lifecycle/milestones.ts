@@ -96,16 +96,29 @@ async function createPayment(deps: LifecycleDeps, contract: ContractRow, milesto
 }
 
 /**
+ * The milestone a payment is for, and its contract, locked in the order release locks them
+ * (contract, then milestone): the other order deadlocks against a release of the same milestone.
+ * Undefined when the payment is not one of ours.
+ */
+async function lockByPayment(tx: Executor, paymentId: string) {
+  const found = await contractsRepo.findMilestoneByPayment(tx, paymentId);
+  if (!found) return undefined;
+  const contract = (await contractsRepo.lockContract(tx, found.contractId))!;
+  const milestone = (await contractsRepo.lockMilestone(tx, contract.id, found.id))!;
+  return { contract, milestone };
+}
+
+/**
  * The provider confirmed the payment: the milestone is funded. Returns false when the payment is
  * not one of ours. Repeats change nothing. A payment whose amount or currency differs from the
  * milestone's (say, edited at the provider) funds nothing: it is recorded as
  * milestone.payment_mismatch for the parties and the operator to settle.
  */
 export async function paymentSucceeded(tx: Executor, input: { paymentId: string; amountCents: number; currency: string }): Promise<boolean> {
-  const milestone = await contractsRepo.lockMilestoneByPayment(tx, input.paymentId);
-  if (!milestone) return false;
+  const locked = await lockByPayment(tx, input.paymentId);
+  if (!locked) return false;
+  const { contract, milestone } = locked;
   if (milestone.status !== 'funding') return true;
-  const contract = (await contractsRepo.lockContract(tx, milestone.contractId))!;
   if (milestone.amountCents !== input.amountCents || milestone.currency.toUpperCase() !== input.currency.toUpperCase()) {
     await milestoneEvent(tx, 'milestone.payment_mismatch', contract, milestone, null, {
       payment_id: input.paymentId, received_amount_cents: input.amountCents, received_currency: input.currency.toUpperCase(),
@@ -120,10 +133,10 @@ export async function paymentSucceeded(tx: Executor, input: { paymentId: string;
 
 /** A payment attempt failed; the PaymentIntent stays open for another attempt. False when not ours. */
 export async function paymentFailed(tx: Executor, input: { paymentId: string; reason: string }): Promise<boolean> {
-  const milestone = await contractsRepo.lockMilestoneByPayment(tx, input.paymentId);
-  if (!milestone) return false;
+  const locked = await lockByPayment(tx, input.paymentId);
+  if (!locked) return false;
+  const { contract, milestone } = locked;
   if (milestone.status !== 'funding') return true; // a late failure after a successful attempt
-  const contract = (await contractsRepo.lockContract(tx, milestone.contractId))!;
   const step = move(milestone, 'payment_failed');
   await milestoneEvent(tx, step.event, contract, milestone, null, { failure_reason: input.reason });
   return true;
