@@ -7,13 +7,14 @@ import scalar from '@scalar/fastify-api-reference';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { authenticateHook } from './auth/authenticate.ts';
-import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks } from './http/idempotency.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { checkRequestBody, refuseNulCharacters, validatorCompiler } from './http/validation.ts';
 import { listOperations, loadSpec, specText } from './spec.ts';
 import { allHandlers } from '../handlers/index.ts';
 import { registerBrowserRoutes } from './auth/browser-routes.ts';
 import { keepRawJsonBodies } from './http/raw-body.ts';
+import { loggerOptions } from './http/logging.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -22,7 +23,7 @@ export type AppOptions = Omit<AppContext, 'log'> & { logger?: boolean | object }
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'] },
+    logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: true,
     requestIdHeader: false,
@@ -31,6 +32,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { strict: false } },
+    frameworkErrors: frameworkErrorHandler,
   });
   const ctx: AppContext = { ...options, log: app.log };
 
@@ -40,6 +42,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('preValidation', refuseNulCharacters);
 
   keepRawJsonBodies(app);
   await app.register(cookie, { secret: ctx.sessionSecret });
@@ -57,16 +60,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const idempotency = idempotencyHooks(ctx.db);
   await app.register(async (api) => {
     api.addHook('onRequest', authenticateHook(ctx.db, config.publicUrl));
+    api.addHook('preValidation', checkRequestBody);
     api.addHook('preHandler', idempotency.preHandler);
     api.addHook('onSend', idempotency.onSend);
     await api.register(openapiGlue, {
       specification: spec,
       operationResolver: (operationId: string) => {
         const op = operations.get(operationId)!;
+        const body = op.operation.requestBody;
         // The type says RouteOptions, but glue only spreads handler and config over its own.
         return {
           handler: handlers[operationId],
-          config: { ...(op.operation['x-fastify-config'] ?? {}), operationId, security: op.security },
+          config: {
+            ...(op.operation['x-fastify-config'] ?? {}),
+            operationId,
+            security: op.security,
+            requestBody: body ? { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) } : undefined,
+          },
         } as never;
       },
     });

@@ -119,6 +119,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
+/** PUBLIC_URL makes the OAuth callback and the origin cookie-authenticated requests must come from. */
+function publicUrl(raw: string): string {
+  let protocol: string | undefined;
+  try { protocol = new URL(raw).protocol; } catch { /* not a URL */ }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`PUBLIC_URL must be an http(s) URL such as https://gigs.example.com, got "${raw}"`);
+  return raw.replace(/\/$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000);
   const host = env.HOST || '127.0.0.1';
@@ -130,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     host,
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
+    publicUrl: publicUrl(env.PUBLIC_URL || `http://localhost:${port}`),
     nodeEnv: env.NODE_ENV || 'development',
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     databaseUrl: env.DATABASE_URL || undefined,

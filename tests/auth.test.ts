@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { CookieJar, SESSION_COOKIE, cookieClient, signInDev } from './helpers/session.ts';
 import { startFakeGithub, type FakeGithub } from './fakes/github.ts';
 import { sessions, users } from '../db/schema.ts';
+import { loadConfig } from '../src/config.ts';
 
 /** Follows the GitHub flow from /auth/github to our callback; returns the callback's response. */
 async function githubSignIn(server: TestServer, jar: CookieJar, tamper?: (callback: URL) => void) {
@@ -275,7 +276,9 @@ describe('dev sign-in (no GitHub client, not production)', () => {
       [{}, 400, 'body.display_name'],
       [{ display_name: 'A', user_id: '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b' }, 400, 'body.display_name'],
       [{ display_name: '   ' }, 400, 'body.display_name'],
+      [{ display_name: 'Nul\u0000Name' }, 400, 'body.display_name'],
       [{ user_id: 'nope' }, 400, 'body.user_id'],
+      [{ user_id: 'urn:uuid:0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b' }, 400, 'body.user_id'],
       [{ admin: true }, 400, 'body.admin'],
       [{ user_id: '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b' }, 404, undefined],
     ];
@@ -304,5 +307,15 @@ describe('dev sign-in (no GitHub client, not production)', () => {
     expect(html).toContain('/auth/dev');
     expect(html).not.toContain('Sign in with GitHub');
     expect((await fetch(`${server.url}/auth/github`, { redirect: 'manual' })).status).toBe(404);
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  it('must be an http(s) URL: the OAuth callback and the same-origin check are made from it', () => {
+    for (const bad of ['gigs.example.com', 'localhost:3000', 'ftp://gigs.example.com']) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL must be an http\(s\) URL/);
+    }
+    expect(loadConfig({ PUBLIC_URL: 'https://gigs.example.com/' }).publicUrl).toBe('https://gigs.example.com');
+    expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
   });
 });

@@ -2,9 +2,11 @@
 // (unknown route, bad JSON, too large, wrong content type), authentication, and a 5xx, which must
 // not leak internals. Raw fetch, since these requests are ones a typed client would not send.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../src/spec.ts';
+import { gigs, negotiations, users } from '../db/schema.ts';
+import { shortlistedGig } from './helpers/lifecycle.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -57,6 +59,14 @@ describe("Fastify's own errors", () => {
     }
   });
 
+  it('answers a path that is not valid percent-encoding, or too long to route, with 400 VALIDATION_FAILED at path', async () => {
+    for (const path of [`/api/gigs/${'a'.repeat(200)}`, '/api/gigs/%', '/api/gigs/%E0%A4%A']) {
+      const { status, body } = await call(`${server.url}${path}`, { headers: withKey() });
+      expect(status, path).toBe(400);
+      expect(body.error).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ path: 'path', message: expect.any(String) }] });
+    }
+  });
+
   it('answers malformed JSON with 400 VALIDATION_FAILED and an issue at body', async () => {
     const { status, body } = await postGig('{"title": "half', withKey({ 'content-type': 'application/json' }));
     expect(status).toBe(400);
@@ -90,6 +100,91 @@ describe("Fastify's own errors", () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('bodies the operation does not declare', () => {
+  const gigCount = async (userId: string) => (await server.db.select().from(gigs).where(eq(gigs.clientUserId, userId))).length;
+
+  it('answers a required body that is missing altogether with 400 at body, and changes nothing', async () => {
+    const { userId, apiKey: key } = await server.user('No Body');
+    const auth = { authorization: `Bearer ${key}` };
+    const gig = await fetch(`${server.url}/api/gigs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"title":"Mine"}' });
+    const { id } = await gig.json() as { id: string };
+    for (const [method, path] of [['POST', '/api/gigs'], ['PATCH', `/api/gigs/${id}`], ['POST', `/api/gigs/${id}/shortlist`], ['PATCH', '/api/profile/me']]) {
+      const { status, body } = await call(`${server.url}${path}`, { method, headers: auth });
+      expect(status, `${method} ${path}`).toBe(400);
+      expect(body.error.code).toBe('VALIDATION_FAILED');
+      expect(body.error.issues.map((i) => i.path)).toEqual(['body']);
+    }
+    expect(await gigCount(userId)).toBe(1);
+  });
+
+  it('answers a multipart body on a JSON operation with 415, and creates nothing', async () => {
+    const { userId, apiKey: key } = await server.user('Form Poster');
+    const form = new FormData();
+    form.set('title', 'From a form');
+    const { status, body } = await call(`${server.url}/api/gigs`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    expect(status).toBe(415);
+    expect(body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', issues: [] });
+    expect(await gigCount(userId)).toBe(0);
+  });
+});
+
+describe('values the database cannot hold are refused as invalid input, not failed on', () => {
+  const urn = 'urn:uuid:0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
+
+  it('refuses a UUID in urn: form, in a path or a body, with 400 naming it', async () => {
+    const { apiKey: key } = await server.user('Urn Sender');
+    const auth = { authorization: `Bearer ${key}` };
+    const gig = await fetch(`${server.url}/api/gigs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"title":"Urn"}' });
+    const { id } = await gig.json() as { id: string };
+    const cases: [string, RequestInit, string][] = [
+      [`/api/gigs/${urn}`, { headers: auth }, 'path.id'],
+      [`/api/profile/${urn}`, { headers: auth }, 'path.userId'],
+      [`/api/gigs/${id}/shortlist`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ worker_user_id: urn }) }, 'body.worker_user_id'],
+    ];
+    for (const [path, init, issue] of cases) {
+      const { status, body } = await call(`${server.url}${path}`, init);
+      expect(status, path).toBe(400);
+      expect(body.error.issues.map((i) => i.path)).toContain(issue);
+    }
+  });
+
+  it('answers a body nested deeper than the call stack with 400, not 500', async () => {
+    const { apiKey: key } = await server.user('Deep Nester');
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    for (const body of ['['.repeat(100_000) + ']'.repeat(100_000), '{"bio":'.repeat(50_000) + '"x"' + '}'.repeat(50_000)]) {
+      const { status, body: error } = await call(`${server.url}/api/profile/me`, { method: 'PATCH', headers, body });
+      expect(status).toBe(400);
+      expect(error.error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('refuses a date in year 0 (Postgres has none) with 400 naming the field, and stores nothing', async () => {
+    const client = await server.user('Year Zero Client');
+    const worker = await server.user('Year Zero Worker');
+    const gig = await shortlistedGig(client, worker);
+    const terms = { gig_id: gig.id, worker_user_id: worker.userId, rate_cents: 8000, hours_per_week: 10, start_date: '0000-01-01', payout_delay_days: 3, milestones: [{ title: 'All', amount_cents: 100 }] };
+    const { status, body } = await call(`${server.url}/api/negotiate`, { method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(terms) });
+    expect(status).toBe(400);
+    expect(body.error.issues.map((i) => i.path)).toEqual(['body.start_date']);
+    expect(await server.db.select().from(negotiations).where(eq(negotiations.gigId, gig.id))).toEqual([]);
+  });
+
+  it('refuses a string holding the NUL character with 400 naming the field, and stores nothing', async () => {
+    const { userId, apiKey: key } = await server.user('Nul Sender');
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const created = await call(`${server.url}/api/gigs`, { method: 'POST', headers, body: JSON.stringify({ title: 'Logo\u0000design' }) });
+    expect(created.status).toBe(400);
+    expect(created.body.error.issues.map((i) => i.path)).toEqual(['body.title']);
+    expect((await server.db.select().from(gigs).where(eq(gigs.clientUserId, userId)))).toEqual([]);
+
+    const profile = await call(`${server.url}/api/profile/me`, { method: 'PATCH', headers, body: JSON.stringify({ skills: ['rust', 'c\u0000'] }) });
+    expect(profile.status).toBe(400);
+    expect(profile.body.error.issues.map((i) => i.path)).toEqual(['body.skills[1]']);
+    const [row] = await server.db.select().from(users).where(eq(users.id, userId));
+    expect(row!.skills).toEqual([]);
   });
 });
 

@@ -12,6 +12,8 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/accounts.ts';
+import { startFakeGithub } from './fakes/github.ts';
+import { CookieJar, SESSION_COOKIE } from './helpers/session.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const STARTUP_DEADLINE_MS = 45_000;
@@ -33,8 +35,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
+async function spawnServer(env: Record<string, string>, port?: number): Promise<ServerProcess> {
+  port ??= await freePort();
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
   const child = spawn(process.execPath, ['src/server.ts'], {
     cwd: root,
@@ -229,4 +231,49 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
     again.child.kill('SIGTERM');
     expect(await again.exited).toEqual({ code: 0, signal: null });
   }, 120_000);
+});
+
+describe('the server log', () => {
+  it('holds no credential: no API key, session cookie, OAuth code or state, sandbox token, even on an error', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const setup = await openDatabase({ dataDir });
+    await migrate(setup);
+    const { apiKey } = await createUserWithKey(setup.db, 'Log Reader');
+    await setup.close();
+    const github = await startFakeGithub();
+    cleanups.push(() => github.close().catch(() => {})); // closed by the test itself, unless it failed first
+    const port = await freePort();
+    const server = await spawnServer({ DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, ...github.env }, port);
+    await waitUntilHealthy(server);
+
+    // A GitHub sign-in: the callback URL carries the code and the state.
+    const jar = new CookieJar();
+    const start = await jar.fetch(`${server.url}/auth/github`);
+    const approved = await jar.fetch(start.headers.get('location')!);
+    const callback = new URL(approved.headers.get('location')!);
+    expect((await jar.fetch(callback.toString())).status).toBe(302);
+    const session = decodeURIComponent(jar.cookies.get(SESSION_COOKIE)!).split('.')[0]!; // the token, before its signature
+    const credentials = { cookie: jar.header(), authorization: `Bearer ${apiKey}`, 'x-api-key': apiKey, connection: 'close' };
+    expect((await fetch(`${server.url}/api/keys/verify`, { headers: credentials })).status).toBe(200);
+    expect((await fetch(`${server.url}/api/profile/me`, { headers: { ...credentials, 'x-api-key': `gm_live_${'Z'.repeat(40)}` } })).status).toBe(401);
+    const token = 'sandbox-token-value';
+    await fetch(`${server.url}/sandbox/connect/acct_1?token=${token}&return_url=%2F`, { headers: { connection: 'close' } });
+
+    // A 500 (GitHub is gone when the token is exchanged) on a request that carries every credential.
+    await github.close();
+    const again = await jar.fetch(`${server.url}/auth/github`);
+    const state = new URL(again.headers.get('location')!).searchParams.get('state')!;
+    const failed = await fetch(`${server.url}/auth/github/callback?code=second-code-value&state=${state}`, { headers: { ...credentials, cookie: jar.header() } });
+    expect(failed.status).toBe(500);
+
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const log = server.output();
+    expect(server.logs().some((l) => l.level === 50), 'the error was logged').toBe(true);
+    expect(server.logs().some((l) => (l.req as { url?: string })?.url === '/auth/github/callback?code=[Redacted]&state=[Redacted]')).toBe(true);
+    for (const secret of [apiKey, session, callback.searchParams.get('code')!, callback.searchParams.get('state')!, state, 'second-code-value', token, github.clientSecret]) {
+      expect(log, `the log holds ${secret}`).not.toContain(secret);
+    }
+  }, 60_000);
 });

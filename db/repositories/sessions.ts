@@ -26,10 +26,6 @@ export async function findLiveSession(db: Executor, token: string) {
   return row;
 }
 
-export async function revokeSession(db: Executor, userId: string, id: string): Promise<void> {
-  await db.update(sessions).set({ revokedAt: new Date() }).where(and(eq(sessions.userId, userId), eq(sessions.id, id)));
-}
-
 /** Signs out the session this cookie token belongs to; returns it, or undefined if none was live. */
 export async function revokeSessionByToken(db: Executor, token: string) {
   const [row] = await db.update(sessions).set({ revokedAt: new Date() })

@@ -44,11 +44,6 @@ export function assertAllowsShortlisting(status: GigStatus): void {
 
 export interface GigAccess { clientUserId: string | null; status: string }
 
-/** Drafts are the client's alone; every other gig is visible to every authenticated user. */
-export function isVisibleTo(gig: GigAccess, userId: string): boolean {
-  return gig.clientUserId === userId || gig.status !== 'draft';
-}
-
 export function isClient(gig: GigAccess, userId: string): boolean {
   return gig.clientUserId !== null && gig.clientUserId === userId;
 }

@@ -59,3 +59,14 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
   return reply.code(404).send(envelope('NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
 }
+
+/**
+ * Errors Fastify raises before it routes a request (a path that is not valid percent-encoding, a
+ * path parameter over maxParamLength) bypass the error handler: the envelope too, as a 400 on the path.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id); // no onRequest hook runs for these
+  if (error.code !== 'FST_ERR_BAD_URL' && error.code !== 'FST_ERR_MAX_PARAM_LENGTH') return errorHandler(error, request, reply);
+  request.log.info({ code: 'VALIDATION_FAILED', status: 400 }, error.message);
+  return reply.code(400).send(envelope('VALIDATION_FAILED', error.message, [{ path: 'path', message: error.message }]));
+}

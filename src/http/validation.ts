@@ -2,8 +2,9 @@
 // Ajv's errors to the envelope's `issues`, each naming the field.
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
-import type { Issue } from '../errors.ts';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { ApiError, validationFailed, type Issue } from '../errors.ts';
+import { UUID_PATTERN } from '../ids.ts';
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv2020({
@@ -14,6 +15,11 @@ function makeAjv(coerce: boolean) {
     removeAdditional: false,
   });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  // ajv-formats also takes `urn:uuid:...`, which Postgres's uuid type refuses (a 500): the plain form only.
+  ajv.addFormat('uuid', UUID_PATTERN);
+  // RFC 3339 allows year 0000; Postgres's date type has no year 0 (a 500 again).
+  const date = ajv.formats.date as { validate: (value: string) => boolean; compare: (a: string, b: string) => number | undefined };
+  ajv.addFormat('date', { ...date, validate: (value: string) => !value.startsWith('0000') && date.validate(value) });
   return ajv;
 }
 
@@ -55,4 +61,58 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
     issues.push({ path: field, message });
   }
   return issues;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** From the spec: whether the operation requires a body, and the media types it takes. */
+    requestBody?: { required: boolean; mediaTypes: string[] };
+  }
+}
+
+/**
+ * Fastify validates a body only against the schema of its own media type, and not at all when
+ * there is none: a multipart body (the parser is registered for the whole app) or no body would
+ * reach the handler unchecked. So: a media type the operation does not take is 415, and a
+ * missing required body 400.
+ */
+export async function checkRequestBody(request: FastifyRequest): Promise<void> {
+  const spec = request.routeOptions.config.requestBody;
+  if (!spec) return;
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined) {
+    if (spec.required) throw validationFailed('body', 'is required');
+    return;
+  }
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (!spec.mediaTypes.includes(mediaType)) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `this operation takes ${spec.mediaTypes.join(' or ')}, not ${mediaType}`);
+  }
+}
+
+/**
+ * The path of a string (value or key) in `value` that holds U+0000, if any. A loop, not recursion:
+ * a body may nest deeper than the stack goes before its schema is checked.
+ */
+function nulPath(value: unknown, path: string): string | undefined {
+  const pending: [unknown, string][] = [[value, path]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, at] = next;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return at;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, child] of Object.entries(item)) {
+        const childAt = Array.isArray(item) ? `${at}[${key}]` : `${at}.${key}`;
+        if (key.includes('\u0000')) return childAt;
+        pending.push([child, childAt]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Postgres text cannot hold U+0000: refuse it as invalid input, naming the field, rather than fail in the database. */
+export async function refuseNulCharacters(request: FastifyRequest): Promise<void> {
+  const path = nulPath(request.body, 'body') ?? nulPath(request.query, 'query');
+  if (path) throw validationFailed(path, 'must not contain the NUL character (U+0000)');
 }
