@@ -1,8 +1,8 @@
 // API keys. Every function that touches a user's keys takes that user's id: a query cannot
 // reach another user's rows.
-import { and, desc, eq, isNull, lt } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { apiKeys } from '../schema.ts';
-import type { Executor } from '../client.ts';
+import type { Db, Executor } from '../client.ts';
 import { newId } from '../../src/ids.ts';
 import { newApiKey } from '../../src/auth/secrets.ts';
 
@@ -22,8 +22,22 @@ export async function createApiKey(db: Executor, userId: string, input: { name: 
 }
 
 /** The active key with this hash, for authentication. */
-export async function findActiveKeyByHash(db: Executor, hash: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt))).limit(1);
+function activeKeyByHashQuery(db: Db) {
+  return db.select().from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt))).limit(1)
+    .prepare('gm_active_api_key_by_hash');
+}
+const preparedLookups = new WeakMap<Db, ReturnType<typeof activeKeyByHashQuery>>();
+
+/**
+ * The active key with this hash, for authentication: every authenticated request runs it, so it is
+ * a named prepared statement (one round trip, planned once per connection). Never cached: a
+ * revoked key stops working at once, on every instance.
+ */
+export async function findActiveKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
+  let query = preparedLookups.get(db);
+  if (!query) preparedLookups.set(db, (query = activeKeyByHashQuery(db)));
+  const [row] = await query.execute({ hash });
   return row;
 }
 
