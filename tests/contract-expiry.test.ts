@@ -1,8 +1,9 @@
 // Contracts expire when both owners have not approved by approval_deadline (CONTRACT_APPROVAL_TTL):
 // by the scheduled pg-boss job, or by an approval that finds the deadline passed. A short TTL keeps
 // the waiting to a few seconds; `expireOverdue(deps, now)` takes the time as an argument, so some
-// cases need no waiting at all. With DATABASE_URL set, two server processes on one Postgres run
-// the job at the same time over many overdue contracts: each expires once, with one event.
+// cases need no waiting at all. With DATABASE_URL set, two server runtimes in this process (each
+// with its own pool and pg-boss), and then two real `node src/server.ts` processes, run the job at
+// the same time over many overdue contracts: each expires once, with one event.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import createClient from 'openapi-fetch';
@@ -18,6 +19,9 @@ import { startRuntime, type Runtime } from '../src/runtime.ts';
 import { createUserWithKey } from '../src/accounts.ts';
 import type { paths } from '../src/generated/api.d.ts';
 import { expectError } from './helpers/expect-error.ts';
+import { killRunningServers, spawnServer, waitUntilHealthy } from './helpers/server-process.ts';
+import { openDatabase } from '../db/client.ts';
+import { PgBoss } from 'pg-boss';
 
 const TTL = '3s';
 const TTL_MS = 3000;
@@ -141,7 +145,7 @@ describe('contract expiry', () => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('two server processes on one Postgres', () => {
+describe.runIf(process.env.DATABASE_URL)('two server runtimes (own pools, own pg-boss) on one Postgres', () => {
   const runtimes: Runtime[] = [];
   let drop: (() => Promise<void>) | undefined;
 
@@ -218,4 +222,55 @@ describe.runIf(process.env.DATABASE_URL)('two server processes on one Postgres',
     expect(expired).toHaveLength(N);
     expect(new Set(expired.map((e) => e.resourceId))).toEqual(new Set(ids));
   }, 120_000);
+});
+
+describe.runIf(process.env.DATABASE_URL)('two `node src/server.ts` processes on one Postgres', () => {
+  afterAll(() => killRunningServers());
+
+  it('both work the expiry queue at once: each overdue contract expires once, with one event', async () => {
+    const fresh = await freshServerDatabase(process.env.DATABASE_URL!);
+    const env = { DATABASE_URL: fresh.url, CONTRACT_APPROVAL_TTL: TTL, LOG_LEVEL: 'warn' };
+    const processes = [await spawnServer(env), await spawnServer(env)];
+    for (const p of processes) await waitUntilHealthy(p);
+    const database = await openDatabase({ databaseUrl: fresh.url, max: 2 });
+    const boss = new PgBoss({ connectionString: fresh.url, max: 2 });
+    try {
+      // Users as the operator CLI makes them; every request goes to one of the two processes.
+      const user = async (url: string, name: string) => {
+        const created = await createUserWithKey(database.db, name);
+        const api = createClient<paths>({ baseUrl: url, headers: { authorization: `Bearer ${created.apiKey}` } });
+        api.use(specValidation);
+        return { ...created, api };
+      };
+      const N = 10;
+      const ids: string[] = [];
+      const deadlines: string[] = [];
+      for (let i = 0; i < N; i++) {
+        const url = processes[i % 2]!.url;
+        const { contract } = await pendingContract(await user(url, `Client ${i}`), await user(url, `Worker ${i}`));
+        ids.push(contract.id);
+        deadlines.push(contract.approval_deadline!);
+      }
+      await waitPast(...deadlines);
+
+      // Several expiry jobs at once; only the two server processes work the queue (this client
+      // only sends), so they run them side by side over the same rows.
+      await boss.start();
+      await Promise.all(Array.from({ length: 6 }, () => boss.send(CONTRACT_EXPIRY_QUEUE, {})));
+
+      await vi.waitFor(async () => {
+        const rows = await database.db.select({ status: contracts.status }).from(contracts).where(inArray(contracts.id, ids));
+        expect(rows.map((r) => r.status)).toEqual(Array(N).fill('expired'));
+      }, { timeout: 60_000, interval: 250 });
+      const expired = await database.db.select({ resourceId: events.resourceId }).from(events).where(eq(events.type, 'contract.expired'));
+      expect(expired.map((e) => e.resourceId).sort()).toEqual([...ids].sort());
+
+      for (const p of processes) p.child.kill('SIGTERM');
+      for (const p of processes) expect((await p.exited).code).toBe(0);
+    } finally {
+      await boss.stop({ graceful: false }).catch(() => {});
+      await database.close();
+      await fresh.drop();
+    }
+  }, 150_000);
 });

@@ -1,0 +1,80 @@
+// Real server processes, as `npm start` runs them, for tests that need the process itself
+// (start-up, signals, logs) or more than one of them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { freePort } from './server.ts';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const STARTUP_DEADLINE_MS = 45_000;
+const running = new Set<ChildProcess>();
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** pino's JSON lines so far (non-JSON output kept as { msg }). */
+  logs(): { msg?: string; level?: number; [k: string]: unknown }[];
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** SIGKILLs every server this test file started and did not stop. */
+export function killRunningServers(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
+export async function spawnServer(env: Record<string, string>, port?: number): Promise<ServerProcess> {
+  port ??= await freePort();
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['src/server.ts'], {
+    cwd: root,
+    env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  running.add(child);
+  void exited.then(() => running.delete(child));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    logs: () => out.split('\n').filter(Boolean).map((line) => {
+      try { return JSON.parse(line); } catch { return { msg: line }; }
+    }),
+    exited,
+  };
+}
+
+/** Polls /api/health until 200; returns how long it took. */
+export async function waitUntilHealthy(server: ServerProcess): Promise<number> {
+  const started = performance.now();
+  let exit: unknown;
+  void server.exited.then((e) => { exit = e; });
+  while (performance.now() - started < STARTUP_DEADLINE_MS) {
+    if (exit) throw new Error(`the server exited during start-up (${JSON.stringify(exit)}):\n${server.output()}`);
+    try {
+      const res = await get(`${server.url}/api/health`);
+      if (res.status === 200) return performance.now() - started;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no healthy answer within ${STARTUP_DEADLINE_MS} ms:\n${server.output()}`);
+}
+
+/** A GET on a fresh connection (no keep-alive), so nothing is left open between steps. */
+export function get(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
