@@ -34,3 +34,13 @@ export function decodeRankedCursor(cursor: string | undefined, print: string): R
   if (value.f !== print) throw validationFailed('query.cursor', 'belongs to a different query; repeat the query and its filters to continue');
   return { asOf: value.t, score: value.s, id: value.i };
 }
+
+/**
+ * Ranked lists fetch `limit + 1` rows: this keeps `limit` of them and makes the next cursor from
+ * the last one kept (null on the last page).
+ */
+export function rankedPage<T extends { id: string; score: number }>(rows: T[], limit: number, print: string, asOf: number): { kept: T[]; nextCursor: string | null } {
+  const kept = rows.length > limit ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return { kept, nextCursor: rows.length > limit && last ? encodeRankedCursor(print, { asOf, score: last.score, id: last.id }) : null };
+}

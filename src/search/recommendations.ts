@@ -7,7 +7,7 @@ import { getUser } from '../../db/repositories/users.ts';
 import {
   historyTags, recommendGigRows, recommendWorkerRows, type RecommendedGigRow, type RecommendedWorkerRow,
 } from '../../db/repositories/recommendations.ts';
-import { decodeRankedCursor, encodeRankedCursor, fingerprint } from './cursor.ts';
+import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
 import { ageReason, feedbackReason } from './reasons.ts';
 import { skillForms } from './skills.ts';
 import { snippet } from './service.ts';
@@ -74,14 +74,8 @@ export async function recommendGigs(db: Db, userId: string, req: { limit: number
       match_reasons: reasons,
     };
   };
-  const more = rows.length > req.limit;
-  const kept = more ? rows.slice(0, req.limit) : rows;
-  const last = kept[kept.length - 1];
-  return {
-    data: kept.map(present),
-    next_cursor: more && last ? encodeRankedCursor(print, { asOf: asOf.getTime(), score: last.score, id: last.id }) : null,
-    notices,
-  };
+  const { kept, nextCursor } = rankedPage(rows, req.limit, print, asOf.getTime());
+  return { data: kept.map(present), next_cursor: nextCursor, notices };
 }
 
 /** Workers for the gig (the caller has been checked to be its client). */
@@ -110,12 +104,6 @@ export async function recommendWorkers(db: Db, gig: { id: string; clientUserId: 
       match_reasons: reasons,
     };
   };
-  const more = rows.length > req.limit;
-  const kept = more ? rows.slice(0, req.limit) : rows;
-  const last = kept[kept.length - 1];
-  return {
-    data: kept.map(present),
-    next_cursor: more && last ? encodeRankedCursor(print, { asOf: 0, score: last.score, id: last.id }) : null,
-    notices,
-  };
+  const { kept, nextCursor } = rankedPage(rows, req.limit, print, 0);
+  return { data: kept.map(present), next_cursor: nextCursor, notices };
 }

@@ -8,7 +8,7 @@ import {
   cacheQueryEmbedding, cachedQueryEmbedding, searchGigRowsWithNeighbours,
   type RankedRow, type SearchPlan, type SemanticInput,
 } from '../../db/repositories/search.ts';
-import { decodeRankedCursor, encodeRankedCursor, fingerprint } from './cursor.ts';
+import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
 import { embed, EmbeddingsError, queryKey } from './embeddings.ts';
 import { parseText, withoutCommonWords } from './query.ts';
 import {
@@ -240,15 +240,13 @@ export async function planSearch(deps: SearchDeps, userId: string, req: SearchRe
 export async function searchGigs(deps: SearchDeps, userId: string, req: SearchRequest, options: SearchOptions = {}): Promise<SearchResult> {
   const { plan, explainer, print, semantic, notices } = await planSearch(deps, userId, req, options);
   const rows = await searchGigRowsWithNeighbours(deps.db, plan);
-  const more = rows.length > req.limit;
-  const kept = more ? rows.slice(0, req.limit) : rows;
-  const last = kept[kept.length - 1];
+  const { kept, nextCursor } = rankedPage(rows, req.limit, print, plan.asOf.getTime());
   if (semantic.used && kept.length && kept.every((r) => r.semantic === null)) {
     notices.push('no gig on this page has an embedding yet; they are computed in the background');
   }
   return {
     data: kept.map((r) => presentRanked(r, explainer)),
-    next_cursor: more && last ? encodeRankedCursor(print, { asOf: plan.asOf.getTime(), score: last.score, id: last.id }) : null,
+    next_cursor: nextCursor,
     semantic,
     notices,
     rows: kept,
