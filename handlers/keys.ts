@@ -32,12 +32,12 @@ export function keyHandlers(ctx: AppContext): Handlers<KeyOperations> {
 
     async revokeApiKey(request) {
       const { userId } = principalOf(request);
-      return presentApiKey(await revokeUserApiKey(ctx.db, userId, request.params.id));
+      return presentApiKey(await revokeUserApiKey(ctx.db, userId, request.params.id, ctx.apiKeys));
     },
 
     async rotateApiKey(request, reply) {
       const { userId } = principalOf(request);
-      const key = await rotateUserApiKey(ctx.db, userId, request.params.id);
+      const key = await rotateUserApiKey(ctx.db, userId, request.params.id, ctx.apiKeys);
       return reply.code(201).send({ ...presentApiKey(key.row), key: key.secret });
     },
   };

@@ -59,7 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const idempotency = idempotencyHooks(ctx.db);
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticateHook(ctx.db, config.publicUrl));
+    api.addHook('onRequest', authenticateHook(ctx.db, ctx.apiKeys, config.publicUrl));
     api.addHook('preValidation', checkRequestBody);
     api.addHook('preHandler', idempotency.preHandler);
     api.addHook('onSend', idempotency.onSend);

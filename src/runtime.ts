@@ -10,11 +10,14 @@ import { startJobs, type JobSystem } from '../jobs/boss.ts';
 import { allJobs } from '../jobs/index.ts';
 import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
+import { ApiKeyCache } from './auth/key-cache.ts';
 
 export interface Runtime {
   app: FastifyInstance;
   database: Database;
   jobs: JobSystem;
+  /** Active API keys in memory, live while this process hears revocations. */
+  apiKeys: ApiKeyCache;
   /** Stops pg-boss, then closes the server and the database. */
   close(): Promise<void>;
 }
@@ -42,16 +45,20 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
     ?? await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url'));
   const payments = createPaymentProvider(config, { publicUrl: config.publicUrl, secret: sessionSecret });
   const jobs = await startJobs(database, log, allJobs({ config, db: database.db, log, payments }));
-  const app = await buildApp({ config, database, db: database.db, jobs, payments, sessionSecret, logger: options.logger });
+  const apiKeys = new ApiKeyCache();
+  const revocations = await apiKeys.listen(database);
+  const app = await buildApp({ config, database, db: database.db, jobs, payments, apiKeys, sessionSecret, logger: options.logger });
   let closed = false;
   return {
     app,
     database,
     jobs,
+    apiKeys,
     async close() {
       if (closed) return;
       closed = true;
       await app.close(); // stops accepting, lets in-flight requests finish
+      await revocations.stop();
       await jobs.stop();
       await database.close();
     },

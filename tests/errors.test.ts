@@ -238,11 +238,13 @@ describe('authentication failures: 401 UNAUTHENTICATED, before anything else is 
 
 describe('a 5xx', () => {
   it('is 500 INTERNAL with a generic message quoting the request id, and no internals', async () => {
-    // Break the database under the server: authentication's query fails with an SQL error.
+    // Break the database under the server: authentication's query fails with an SQL error (a key
+    // never used before, so that the server's key cache cannot answer for it).
+    const unused = await server.user('Never used');
     await server.db.execute(sql`alter table api_keys rename to api_keys_hidden`);
     try {
       const { status, body, headers, text } = await call(`${server.url}/api/keys/verify`, {
-        headers: withKey({ 'x-request-id': 'trace-5xx-1' }),
+        headers: { authorization: `Bearer ${unused.apiKey}`, 'x-request-id': 'trace-5xx-1' },
       });
       expect(status).toBe(500);
       expect(headers.get('x-request-id')).toBe('trace-5xx-1');

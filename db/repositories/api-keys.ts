@@ -31,8 +31,8 @@ const preparedLookups = new WeakMap<Db, ReturnType<typeof activeKeyByHashQuery>>
 
 /**
  * The active key with this hash, for authentication: every authenticated request runs it, so it is
- * a named prepared statement (one round trip, planned once per connection). Never cached: a
- * revoked key stops working at once, on every instance.
+ * a named prepared statement (one round trip, planned once per connection). The server reads it
+ * through ApiKeyCache, which keeps active keys only while it hears revokeApiKey's announcements.
  */
 export async function findActiveKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
   let query = preparedLookups.get(db);
@@ -41,8 +41,8 @@ export async function findActiveKeyByHash(db: Db, hash: string): Promise<ApiKeyR
   return row;
 }
 
-export async function touchApiKey(db: Executor, id: string): Promise<void> {
-  await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, id));
+export async function touchApiKey(db: Executor, id: string, at = new Date()): Promise<void> {
+  await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
 }
 
 export async function listApiKeys(db: Executor, userId: string, page: { limit: number; beforeId?: string }) {
@@ -57,11 +57,19 @@ export async function getApiKey(db: Executor, userId: string, id: string): Promi
   return row;
 }
 
-/** Revokes the key if it is still active; returns the row either way (undefined if not the user's). */
+/** Where revocations are announced (payload: the key's id), for caches of active keys (src/auth/key-cache.ts). */
+export const API_KEY_REVOKED_CHANNEL = 'gm_api_key_revoked';
+
+/**
+ * Revokes the key if it is still active, and announces it to every process listening (delivered
+ * when the transaction commits, not before). Returns the row if it was revoked now; undefined if it
+ * is not the user's or was already revoked.
+ */
 export async function revokeApiKey(db: Executor, userId: string, id: string, replacedById?: string) {
   const [row] = await db.update(apiKeys)
     .set({ revokedAt: new Date(), replacedById: replacedById ?? null })
     .where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning();
+  if (row) await db.execute(sql`select pg_notify(${API_KEY_REVOKED_CHANNEL}, ${row.id})`);
   return row;
 }

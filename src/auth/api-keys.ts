@@ -5,6 +5,7 @@ import { createApiKey, getApiKey, revokeApiKey, type ApiKeyRow } from '../../db/
 import { recordEvent } from '../../db/repositories/events.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { ApiKeyCache } from './key-cache.ts';
 
 /** A key as the API shows it. The secret is never part of it. */
 export function presentApiKey(row: ApiKeyRow) {
@@ -45,12 +46,17 @@ async function explainMiss(db: Db, userId: string, id: string): Promise<never> {
   throw new ApiError('INVALID_STATE', 'the API key is already revoked');
 }
 
-export async function revokeUserApiKey(db: Db, userId: string, id: string): Promise<ApiKeyRow> {
+/**
+ * Revokes the user's key. Other processes hear of it from revokeApiKey's notification; `keys` (this
+ * process's cache, if it has one) forgets it before the caller answers, so the next request fails.
+ */
+export async function revokeUserApiKey(db: Db, userId: string, id: string, keys?: ApiKeyCache): Promise<ApiKeyRow> {
   const revoked = await db.transaction(async (tx) => {
     const row = await revokeApiKey(tx, userId, id);
     if (row) await recordEvent(tx, keyEvent('api_key.revoked', row, userId));
     return row;
   });
+  keys?.forget(id);
   return revoked ?? explainMiss(db, userId, id);
 }
 
@@ -58,7 +64,7 @@ export async function revokeUserApiKey(db: Db, userId: string, id: string): Prom
  * Replaces an active key with a new one of the same name and agent. The old key is revoked by a
  * conditional update first, so of two concurrent rotations exactly one succeeds.
  */
-export async function rotateUserApiKey(db: Db, userId: string, id: string) {
+export async function rotateUserApiKey(db: Db, userId: string, id: string, keys?: ApiKeyCache) {
   const rotated = await db.transaction(async (tx) => {
     const replacementId = newId();
     const old = await revokeApiKey(tx, userId, id, replacementId);
@@ -67,5 +73,6 @@ export async function rotateUserApiKey(db: Db, userId: string, id: string) {
     await recordEvent(tx, keyEvent('api_key.rotated', old, userId));
     return key;
   });
+  keys?.forget(id);
   return rotated ?? explainMiss(db, userId, id);
 }

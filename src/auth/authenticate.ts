@@ -2,9 +2,10 @@
 // 401 (never a 400 for a bad body). The route's security requirement comes from the spec.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
-import { findActiveKeyByHash, touchApiKey } from '../../db/repositories/api-keys.ts';
+import { touchApiKey } from '../../db/repositories/api-keys.ts';
 import { findLiveSession } from '../../db/repositories/sessions.ts';
 import { ApiError, forbidden, unauthenticated } from '../errors.ts';
+import type { ApiKeyCache } from './key-cache.ts';
 import { looksLikeApiKey, sha256 } from './secrets.ts';
 
 export const SESSION_COOKIE = 'gm_session';
@@ -38,12 +39,16 @@ function presentedKey(request: FastifyRequest): string | undefined | null {
   return match ? match[1]! : null;
 }
 
-async function principalFromKey(db: Db, key: string): Promise<Principal> {
+async function principalFromKey(db: Db, keys: ApiKeyCache, key: string): Promise<Principal> {
   if (!looksLikeApiKey(key)) throw unauthenticated('the API key is malformed');
-  const row = await findActiveKeyByHash(db, sha256(key));
+  const row = await keys.findActive(db, sha256(key));
   if (!row) throw unauthenticated('the API key is unknown or revoked');
   // Last use is advisory, to the minute: never let it fail or slow the request, nor write on each one.
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) touchApiKey(db, row.id).catch(() => {});
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    const now = new Date();
+    keys.touched(row.id, now);
+    touchApiKey(db, row.id, now).catch(() => {});
+  }
   return { kind: 'api_key', userId: row.userId, apiKeyId: row.id, hostedAgentId: row.hostedAgentId };
 }
 
@@ -74,7 +79,7 @@ export function checkSameOrigin(request: FastifyRequest, publicUrl: string): voi
   }
 }
 
-export function authenticateHook(db: Db, publicUrl: string) {
+export function authenticateHook(db: Db, keys: ApiKeyCache, publicUrl: string) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     request.principal = null;
     const security = request.routeOptions.config.security;
@@ -83,7 +88,7 @@ export function authenticateHook(db: Db, publicUrl: string) {
     const key = presentedKey(request);
     if (key === null) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
     let principal: Principal | undefined;
-    if (key !== undefined) principal = await principalFromKey(db, key);
+    if (key !== undefined) principal = await principalFromKey(db, keys, key);
     else principal = await principalFromSession(db, request);
     if (!principal) throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
     const allowed = principal.kind === 'session' ? schemes.has(SESSION_SCHEME) : [...schemes].some((s) => KEY_SCHEMES.has(s));

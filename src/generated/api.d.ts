@@ -88,8 +88,9 @@ export interface paths {
         /**
          * Revoke an API key
          * @description Revokes one of the caller's keys at once: from then on it gets `401 UNAUTHENTICATED`
-         *     everywhere. Revoking a key that is already revoked gets `409 INVALID_STATE`.
-         *     Needs a browser session: an API key gets `403 FORBIDDEN`.
+         *     everywhere (servers keep active keys in memory only while they hear revocations, which
+         *     reach them within milliseconds of this answer). Revoking a key that is already revoked
+         *     gets `409 INVALID_STATE`. Needs a browser session: an API key gets `403 FORBIDDEN`.
          */
         post: operations["revokeApiKey"];
         delete?: never;

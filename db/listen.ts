@@ -1,0 +1,85 @@
+// LISTEN on a channel, on either database, and say whether this process is hearing it right now.
+// A notification sent while the connection is down is lost; `onLive(false)` tells the listener so,
+// and `onLive(true)` comes only once LISTEN is in place again. Used by caches that must forget a
+// row as soon as another process changes it.
+import pg from 'pg';
+import type { Database } from './client.ts';
+
+export interface ListenHandlers {
+  onNotify(payload: string): void;
+  onLive(live: boolean): void;
+}
+
+export interface Listener {
+  stop(): Promise<void>;
+}
+
+const RETRY_MS = [100, 500, 1000, 2000, 5000];
+
+/** Channel names are ours (a constant), never input; quoted all the same. */
+const quoted = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
+
+export async function listen(database: Database, channel: string, handlers: ListenHandlers): Promise<Listener> {
+  if (database.kind === 'pglite') {
+    // One process holds a PGlite database: no connection to lose.
+    const unlisten = await database.pglite.listen(channel, handlers.onNotify);
+    handlers.onLive(true);
+    return { async stop() { handlers.onLive(false); await unlisten(); } };
+  }
+  return listenOnServer(database.url, channel, handlers);
+}
+
+/**
+ * A connection of its own (node-postgres: its client says when the connection ends, which
+ * postgres.js's sql.listen does not): down -> not live, then connect and LISTEN again with backoff.
+ */
+async function listenOnServer(url: string, channel: string, handlers: ListenHandlers): Promise<Listener> {
+  let stopped = false;
+  let attempt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let client: pg.Client | undefined;
+
+  function lost(which: pg.Client) {
+    if (which !== client) return; // an earlier client, already replaced
+    client = undefined;
+    handlers.onLive(false);
+    which.end().catch(() => {});
+    if (!stopped) schedule();
+  }
+
+  async function subscribe(): Promise<void> {
+    const next = new pg.Client({ connectionString: url, application_name: 'gigmarket-listen' });
+    client = next;
+    next.on('notification', (n) => { if (n.channel === channel && n.payload !== undefined) handlers.onNotify(n.payload); });
+    next.on('error', () => lost(next));
+    next.on('end', () => lost(next));
+    try {
+      await next.connect();
+      await next.query(`listen ${quoted(channel)}`);
+      if (stopped || client !== next) return;
+      attempt = 0;
+      handlers.onLive(true);
+    } catch {
+      lost(next);
+    }
+  }
+
+  function schedule() {
+    if (timer) return;
+    const delay = RETRY_MS[Math.min(attempt++, RETRY_MS.length - 1)]!;
+    timer = setTimeout(() => { timer = undefined; void subscribe(); }, delay);
+    timer.unref();
+  }
+
+  await subscribe();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      handlers.onLive(false);
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => {});
+    },
+  };
+}
