@@ -54,12 +54,16 @@ export interface SemanticStatus {
 /** Semantic neighbours that become candidates without sharing a word with q. */
 export const SEMANTIC_NEIGHBOURS = 100;
 
+/** Whitespace other than a single space: the only text that flattening changes. */
+const UNEVEN_SPACE = /[^\S ]| {2}/;
+const flatten = (s: string) => (UNEVEN_SPACE.test(s) ? s.replace(/\s+/g, ' ') : s);
+
 /** The first characters of a description, cut at a word. */
 export function snippet(text: string, max = 280): string {
-  // Flatten only a head long enough to hold the snippet (not each whole description): the same
-  // result, a fraction of the garbage per search.
-  const head = text.length > max * 4 ? text.slice(0, max * 4).replace(/\s+/g, ' ').trimStart() : '';
-  const flat = head.length > max + 1 ? head : text.replace(/\s+/g, ' ').trim();
+  // Flatten only a head long enough to hold the snippet (not each whole description), and only
+  // text that needs it: the same result, a fraction of the garbage per search.
+  const head = text.length > max * 4 ? flatten(text.slice(0, max * 4)).trimStart() : '';
+  const flat = head.length > max + 1 ? head : flatten(text).trim();
   if (flat.length <= max) return flat;
   const cut = flat.slice(0, max);
   const space = cut.lastIndexOf(' ');

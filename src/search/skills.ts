@@ -96,6 +96,18 @@ export function isTypoOf(word: string, tag: string): boolean {
   return word.length < tag.length ? word.slice(i) === tag.slice(i + 1) : word.slice(i + 1) === tag.slice(i);
 }
 
+const candidatesOf = new WeakMap<ReadonlySet<string>, string[]>();
+
+/** The one-word tags of five letters or more that a typo may stand for, once per vocabulary. */
+function typoCandidates(vocabulary: ReadonlySet<string>): string[] {
+  let singles = candidatesOf.get(vocabulary);
+  if (!singles) {
+    singles = [...vocabulary].filter((t) => t.length >= 5 && /^[a-z]+$/.test(t));
+    candidatesOf.set(vocabulary, singles);
+  }
+  return singles;
+}
+
 /** Words that are never skills on their own, whatever the vocabulary says. */
 export type WordFilter = (word: string) => boolean;
 
@@ -127,11 +139,10 @@ export function recognizeSkills(words: readonly string[], vocabulary: ReadonlySe
       for (let k = i; k < i + n; k++) used[k] = true;
     }
   }
-  const singles = [...vocabulary].filter((t) => t.length >= 5 && /^[a-z]+$/.test(t));
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (used[i] || word.length < 5 || ignorable(word) || !/^[a-z]+$/.test(word)) continue;
-    const tag = singles.find((t) => isTypoOf(word, t));
+    const tag = typoCandidates(vocabulary).find((t) => isTypoOf(word, t));
     if (tag) { add(tag, word, true); used[i] = true; }
   }
   return [...found.values()];
