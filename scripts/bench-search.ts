@@ -21,7 +21,11 @@ import { newId } from '../src/ids.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GIGS = Number(process.env.BENCH_GIGS ?? 100_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const RUNS = Number(process.env.BENCH_RUNS ?? 300);
+const MIN_RUNS = 60;
+const SHAPE_BUDGET_MS = 6000;
+const BLOCK = 10;
+const BLOCK_WARMUP = 2;
 const WARMUP = 8;
 
 interface EvalGig {
@@ -140,13 +144,23 @@ async function time(fn: () => Promise<unknown>): Promise<number[]> {
   return out;
 }
 
-/** Both, one run of each in turn (which goes first alternates), after warming both up. */
+/**
+ * Both, in alternating blocks (which goes first alternates too), so that a burst of other load on
+ * the machine falls on both: each block starts with BLOCK_WARMUP untimed runs (the switch from one
+ * to the other leaves caches and the other process cold), then BLOCK timed runs. At least
+ * MIN_RUNS runs each, and up to RUNS while the shape's time budget lasts.
+ */
 async function timeInterleaved(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[], number[]]> {
   for (let i = 0; i < WARMUP; i++) { await a(); await b(); }
   const as: number[] = [];
   const bs: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    if (i % 2) { as.push(await timed(a)); bs.push(await timed(b)); } else { bs.push(await timed(b)); as.push(await timed(a)); }
+  const started = Date.now();
+  const block = async (fn: () => Promise<unknown>, into: number[]) => {
+    for (let i = 0; i < BLOCK_WARMUP; i++) await fn();
+    for (let i = 0; i < BLOCK; i++) into.push(await timed(fn));
+  };
+  for (let round = 0; as.length < RUNS && (as.length < MIN_RUNS || Date.now() - started < SHAPE_BUDGET_MS); round++) {
+    if (round % 2) { await block(a, as); await block(b, bs); } else { await block(b, bs); await block(a, as); }
   }
   return [as, bs];
 }
@@ -248,8 +262,9 @@ async function main() {
       if (res.status !== 200) throw new Error(`GET /api/keys/verify: HTTP ${res.status}`);
     });
     console.log(`\nfloor: an authenticated GET /api/keys/verify takes p50 ${quantile(floor, 0.5).toFixed(1)} ms, p95 ${quantile(floor, 0.95).toFixed(1)} ms`);
-    console.log(`server in its own process; ${RUNS} runs per shape after ${WARMUP} warm-up runs, one request at a time, HTTP and SQL in turn; limit 20.`);
-    console.log(`${'shape'.padEnd(36)} ${'results'.padStart(7)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`);
+    console.log(`server in its own process; one request at a time, limit 20; per shape ${WARMUP} warm-up runs of each, then HTTP and SQL`);
+    console.log(`in alternating blocks of ${BLOCK} timed runs after ${BLOCK_WARMUP} untimed ones, ${MIN_RUNS} to ${RUNS} runs each (as many as ${SHAPE_BUDGET_MS / 1000} s allow).`);
+    console.log(`${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`);
     const explained: { name: string; text: string; params: unknown[] }[] = [];
     for (const shape of SHAPES) {
       const qs = new URLSearchParams(Object.entries(shape.query).map(([k, v]) => [k, String(v)])).toString();
@@ -270,7 +285,7 @@ async function main() {
       if (process.env.BENCH_KEEP) fs.writeFileSync(`/tmp/${name}-${explained.length}.json`, JSON.stringify({ name: shape.name, sql: query.sql, params: query.params }));
       const h95 = quantile(httpTimes, 0.95);
       const s95 = quantile(sqlTimes, 0.95);
-      console.log(`${shape.name.padEnd(36)} ${String(results).padStart(7)}  ${quantile(httpTimes, 0.5).toFixed(1).padStart(8)} ${h95.toFixed(1).padStart(6)}  ${quantile(sqlTimes, 0.5).toFixed(1).padStart(8)} ${s95.toFixed(1).padStart(6)}  ${(h95 / s95).toFixed(2).padStart(8)}x${inProcess ? `  in-process p50 ${quantile(inProcess, 0.5).toFixed(1)} p95 ${quantile(inProcess, 0.95).toFixed(1)}` : ''}`);
+      console.log(`${shape.name.padEnd(36)} ${String(results).padStart(7)} ${String(httpTimes.length).padStart(5)}  ${quantile(httpTimes, 0.5).toFixed(1).padStart(8)} ${h95.toFixed(1).padStart(6)}  ${quantile(sqlTimes, 0.5).toFixed(1).padStart(8)} ${s95.toFixed(1).padStart(6)}  ${(h95 / s95).toFixed(2).padStart(8)}x${inProcess ? `  in-process p50 ${quantile(inProcess, 0.5).toFixed(1)} p95 ${quantile(inProcess, 0.95).toFixed(1)}` : ''}`);
     }
 
     console.log('\nEXPLAIN (ANALYZE) — the index nodes of each plan:');
