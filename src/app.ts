@@ -15,6 +15,7 @@ import { allHandlers } from '../handlers/index.ts';
 import { registerBrowserRoutes } from './auth/browser-routes.ts';
 import { keepRawJsonBodies } from './http/raw-body.ts';
 import { loggerOptions } from './http/logging.ts';
+import { clientErrorHandler } from './http/client-errors.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -33,6 +34,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     ajv: { customOptions: { strict: false } },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   const ctx: AppContext = { ...options, log: app.log };
 

@@ -2,6 +2,7 @@
 // (unknown route, bad JSON, too large, wrong content type), authentication, and a 5xx, which must
 // not leak internals. Raw fetch, since these requests are ones a typed client would not send.
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import net from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../src/spec.ts';
@@ -100,6 +101,42 @@ describe("Fastify's own errors", () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+/** Sends raw bytes and reads until the server closes: for requests Node's parser refuses. */
+function rawRequest(bytes: string): Promise<{ status: number; headers: string; body: string }> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(bytes));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => { text += chunk; });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), headers: head, body });
+    });
+  });
+}
+
+describe('requests Node refuses before routing', () => {
+  it('answers headers over the 16 KB limit with 431 and the envelope', async () => {
+    const res = await rawRequest(`GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(res.status).toBe(431);
+    expect(res.headers).toMatch(/content-type: application\/json/i);
+    const body = JSON.parse(res.body);
+    expect(isEnvelope(body), ajv.errorsText(isEnvelope.errors)).toBe(true);
+    expect(body.error).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ path: 'header' }] });
+    expect(body.error.message).toMatch(/headers exceed \d+ bytes/);
+  });
+
+  it('answers a request that is not HTTP with 400 and the envelope', async () => {
+    const res = await rawRequest('HELLO THERE\r\n\r\n');
+    expect(res.status).toBe(400);
+    const body = JSON.parse(res.body);
+    expect(isEnvelope(body), ajv.errorsText(isEnvelope.errors)).toBe(true);
+    expect(body.error).toMatchObject({ code: 'VALIDATION_FAILED', message: 'the request is not valid HTTP/1.1', issues: [{ path: 'request' }] });
   });
 });
 

@@ -1,0 +1,31 @@
+// Errors Node's HTTP parser raises before Fastify sees a request (malformed HTTP, headers over the
+// 16 KB limit, a request too slow to arrive): answered on the socket with the same envelope as
+// every other error, instead of Fastify's default body.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { ErrorCode } from '../errors.ts';
+
+interface ClientError extends Error { code?: string }
+
+function classify(err: ClientError): { status: number; code: ErrorCode; message: string; path: string } {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return { status: 431, code: 'VALIDATION_FAILED', message: `the request headers exceed ${http.maxHeaderSize} bytes`, path: 'header' };
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, code: 'VALIDATION_FAILED', message: 'the request did not arrive in time', path: 'request' };
+  }
+  return { status: 400, code: 'VALIDATION_FAILED', message: 'the request is not valid HTTP/1.1', path: 'request' };
+}
+
+/** Fastify's `clientErrorHandler` (called with the instance as `this`). */
+export function clientErrorHandler(this: FastifyInstance, err: ClientError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, code, message, path } = classify(err);
+  this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ error: { code, message, issues: [{ path, message }] } });
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
