@@ -10,6 +10,7 @@ import { loadSources, parseSources, SourcesConfigError } from '../src/sources/co
 import { nextLink } from '../src/sources/github-issues.ts';
 import { parseRss } from '../src/sources/rss.ts';
 import { parseAtom } from '../src/sources/atom.ts';
+import { describeResult } from '../src/sources/report.ts';
 import { parseJsonFeed } from '../src/sources/json-feed.ts';
 import { FeedError } from '../src/sources/http.ts';
 
@@ -146,5 +147,15 @@ describe('GitHub Link header', () => {
     expect(nextLink(header)).toBe('https://api.github.com/search/issues?q=x&page=3');
     expect(nextLink('<https://a/b?page=9>; rel="last"')).toBeUndefined();
     expect(nextLink(null)).toBeUndefined();
+  });
+});
+
+describe('describeResult', () => {
+  const base = { source: 'jobs', ok: true, fetched: 1, skipped: 0, inserted: 1, updated: 0, reopened: 0, unchanged: 0, closed: 0 };
+  it('counts one item in the singular, others in the plural, and says when a source failed', () => {
+    expect(describeResult(base)).toBe('jobs: 1 item; 1 new, 0 updated (0 reopened), 0 unchanged, 0 closed');
+    expect(describeResult({ ...base, fetched: 0, inserted: 0 })).toMatch(/^jobs: 0 items;/);
+    expect(describeResult({ ...base, fetched: 3, skipped: 1 })).toMatch(/^jobs: 3 items \(1 skipped\);/);
+    expect(describeResult({ ...base, ok: false, error: 'HTTP 500' })).toBe('jobs: FAILED, nothing changed: HTTP 500');
   });
 });

@@ -19,7 +19,7 @@ export function presentSource(s: SourceConfig, counts: { open: number; closed: n
 export function describeResult(r: SyncResult): string {
   if (!r.ok) return `${r.source}: FAILED, nothing changed: ${r.error}`;
   const skipped = r.skipped ? ` (${r.skipped} skipped)` : '';
-  return `${r.source}: ${r.fetched} items${skipped}; ${r.inserted} new, ${r.updated} updated (${r.reopened} reopened), ${r.unchanged} unchanged, ${r.closed} closed`;
+  return `${r.source}: ${r.fetched} ${r.fetched === 1 ? 'item' : 'items'}${skipped}; ${r.inserted} new, ${r.updated} updated (${r.reopened} reopened), ${r.unchanged} unchanged, ${r.closed} closed`;
 }
 
 export function presentResult(r: SyncResult) {
