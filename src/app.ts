@@ -19,6 +19,8 @@ import { clientErrorHandler } from './http/client-errors.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 export type AppOptions = Omit<AppContext, 'log'> & { logger?: boolean | object };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -26,7 +28,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: true,
+    // A number of hops as Fastify itself reads one (its types take only the function form).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

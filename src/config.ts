@@ -1,5 +1,6 @@
 // Every setting the server reads, in one place; the README's settings table mirrors this file.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -19,6 +20,8 @@ export interface Config {
     apiUrl: string;
   } | undefined;
   bodyLimitBytes: number;
+  /** Which proxies' X-Forwarded-* headers to believe (Fastify's trustProxy): none unless TRUST_PROXY says. */
+  trustProxy: boolean | number | string[];
   logLevel: string;
   payments: PaymentsConfig;
   /** CONTRACT_APPROVAL_TTL: how long both owners have to approve a contract. */
@@ -119,6 +122,28 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
+/**
+ * TRUST_PROXY: unset or `false`, X-Forwarded-* is ignored (the client is the socket's peer);
+ * `true`, every hop is believed; a number, that many hops; else a comma-separated list of proxy
+ * addresses or CIDR ranges (`127.0.0.1,10.0.0.0/8`).
+ */
+function trustProxy(raw: string | undefined): boolean | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = net.isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new Error(`TRUST_PROXY must be true, false, a number of hops or a comma-separated list of addresses or CIDR ranges, got "${raw}"`);
+    }
+  }
+  return entries;
+}
+
 /** PUBLIC_URL makes the OAuth callback and the origin cookie-authenticated requests must come from. */
 function publicUrl(raw: string): string {
   let protocol: string | undefined;
@@ -154,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     payments: payments(env),
     contractApprovalTtlMs: duration(env, 'CONTRACT_APPROVAL_TTL', '48h'),

@@ -156,6 +156,24 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
   }, 120_000);
 });
 
+describe('the client address in the log', () => {
+  it('is the socket peer, whatever X-Forwarded-For says, unless TRUST_PROXY names the proxy', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const loggedAddress = async (env: Record<string, string>) => {
+      const server = await spawnServer({ DATA_DIR: dataDir, ...env });
+      await waitUntilHealthy(server);
+      await fetch(`${server.url}/api/health?probe=proxy`, { headers: { 'x-forwarded-for': '203.0.113.9', connection: 'close' } });
+      server.child.kill('SIGTERM');
+      await server.exited;
+      const line = server.logs().find((l) => (l.req as { url?: string } | undefined)?.url === '/api/health?probe=proxy');
+      return (line?.req as { remoteAddress?: string } | undefined)?.remoteAddress;
+    };
+    expect(await loggedAddress({})).toBe('127.0.0.1');
+    expect(await loggedAddress({ TRUST_PROXY: '127.0.0.1' })).toBe('203.0.113.9');
+  }, 120_000);
+});
+
 describe('the server log', () => {
   it('holds no credential: no API key, session cookie, OAuth code or state, sandbox token, even on an error', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
