@@ -39,7 +39,7 @@ export function contractHandlers(ctx: AppContext): Handlers<
 
     async approveContract(request) {
       const { userId } = principalOf(request);
-      const { contract, connectUrl } = await contracts.approve(deps, userId, request.params.id);
+      const { contract, connectUrl } = await contracts.approve(deps, userId, request.params.id, { revisionCount: request.body?.revision_count });
       return { contract: await view(ctx.db, contract), connect_url: connectUrl };
     },
 

@@ -199,6 +199,43 @@ describe('POST /api/contracts/{id}/approve', () => {
     }
   });
 
+  it('an approval naming an earlier revision_count is refused once the contract was revised and agreed again; nothing recorded', async () => {
+    const p = await pair();
+    const { negotiation, contract } = await pendingContract(p.client, p.worker);
+    const approveSeen = (user: Party, revision: unknown) =>
+      user.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } }, body: { revision_count: revision } as never });
+    // The owner saw revision 0; meanwhile the worker revises and both agree to new terms.
+    expect((await revise(p.worker, contract.id, { notes: 'More hours.' })).response.status).toBe(200);
+    const round = await propose(p.client, negotiation.id, { rate_cents: 9000, hours_per_week: 30, start_date: '2027-01-04', payout_delay_days: 5, milestones: [{ title: 'All', amount_cents: 10_000 }] });
+    expect(round.response.status).toBe(201);
+    expect((await agree(p.worker, negotiation.id)).response.status).toBe(200);
+    const eventsBefore = await contractEventTypes(contract.id);
+
+    const stale = await approveSeen(p.client, 0);
+    expectError(stale, 409, 'INVALID_STATE', /revised since revision_count 0: it is at 1/);
+    expect(await row(contract.id)).toMatchObject({ status: 'pending_owner_approval', clientApprovedAt: null, revisionCount: 1 });
+    expect(await contractEventTypes(contract.id)).toEqual(eventsBefore);
+
+    // The terms the owner has now seen: approved, by either party.
+    const current = await approveSeen(p.client, 1);
+    expect(current.response.status).toBe(200);
+    expect(current.data!.contract).toMatchObject({ client_approved_at: expect.any(String), revision_count: 1 });
+    expect((await approveSeen(p.worker, 1)).data!.contract.status).toBe('pending_freelancer_kyc');
+  });
+
+  it('400 for a revision_count that is not a non-negative integer, or another field; nothing recorded', async () => {
+    const p = await pair();
+    const { contract } = await pendingContract(p.client, p.worker);
+    for (const body of [{ revision_count: -1 }, { revision_count: 1.5 }, { revision_count: '0' }, { revision: 0 }]) {
+      const res = await p.client.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } }, body: body as never });
+      expectInvalid(res, 'revision_count' in body ? 'body.revision_count' : 'body.revision');
+    }
+    expect((await row(contract.id)).clientApprovedAt).toBeNull();
+    // The matching one is accepted.
+    const ok = await p.client.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } }, body: { revision_count: 0 } });
+    expect(ok.response.status).toBe(200);
+  });
+
   it('401 without credentials; 404 for a non-party; 400 for a bad id', async () => {
     const p = await pair();
     const { contract } = await pendingContract(p.client, p.worker);

@@ -673,6 +673,11 @@ export interface paths {
          *     is expired then and there). Writes `contract.approved`, then
          *     `contract.pending_freelancer_kyc` (and `contract.active`). `502` when the payment
          *     provider fails; nothing is changed then.
+         *
+         *     Send the contract's `revision_count` as your owner saw it: if the contract was revised
+         *     and agreed again since (new terms under the same id), the approval is refused with
+         *     `409 INVALID_STATE` and nothing is recorded, so an owner's yes never lands on terms they
+         *     did not see. Without a body the approval applies to the terms as they are now.
          */
         post: operations["approveContract"];
         delete?: never;
@@ -2157,6 +2162,10 @@ export interface components {
              * @description Where the worker completes KYC, in the worker's response to the approval that completes both approvals when the worker still has to; else `null` (the client never gets it).
              */
             connect_url: string | null;
+        };
+        ApproveRequest: {
+            /** @description The contract's `revision_count` when the owner reviewed its terms; a different current value is `409 INVALID_STATE`. */
+            revision_count?: number;
         };
         ReviseRequest: {
             /** @description What should change. */
@@ -4189,7 +4198,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "revision_count": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveRequest"];
+            };
+        };
         responses: {
             /** @description The approval is recorded. */
             200: {
@@ -4204,6 +4222,8 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["Internal"];
             502: components["responses"]["PaymentProviderError"];

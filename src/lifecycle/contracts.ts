@@ -44,10 +44,11 @@ async function onboardingLink(deps: LifecycleDeps, accountId: string, contractId
  * still has to pass KYC. The link is the worker's alone (as GET connect-link is): whoever opens it
  * completes the worker's identity checks and names the bank account payouts go to.
  */
-export async function approve(deps: LifecycleDeps, callerId: string, contractId: string) {
+export async function approve(deps: LifecycleDeps, callerId: string, contractId: string, seen: { revisionCount?: number } = {}) {
   const before = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
   if (!before) throw notFound('contract');
   const role = roleOf(before, callerId);
+  if (before.status === 'pending_owner_approval') requireSeenRevision(before, seen.revisionCount);
   // Provider work happens before anything is written, so a provider failure changes nothing.
   const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
   let preparedLink: string | null | undefined;
@@ -63,6 +64,7 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
     const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
     if (!contract) throw notFound('contract');
     const step = move(contract, 'approve');
+    requireSeenRevision(contract, seen.revisionCount);
     if (contract.approvalDeadline && contract.approvalDeadline.getTime() <= Date.now()) {
       // Past the deadline: expire it here (the job may not have run yet) rather than approve it.
       await expireLocked(tx, contract, new Date());
@@ -92,6 +94,12 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
     connectUrl = preparedLink ?? await linkAfterTheFact(deps, result.contract);
   }
   return { contract: result.contract, connectUrl };
+}
+
+/** An approval names the terms it is for: revised and agreed again since, it is refused. */
+function requireSeenRevision(contract: ContractRow, revisionCount: number | undefined): void {
+  if (revisionCount === undefined || revisionCount === contract.revisionCount) return;
+  throw new ApiError('INVALID_STATE', `the contract was revised since revision_count ${revisionCount}: it is at ${contract.revisionCount}, with terms your owner has not approved; show them the current terms first`);
 }
 
 /** Best effort: the approval stands; the worker can always fetch a link with GET connect-link. */
