@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import type { JobDefinition } from './boss.ts';
 import { housekeepingJob } from './housekeeping.ts';
 import { contractExpiryJob } from './contract-expiry.ts';
+import { kycReconcileJob } from './kyc-reconcile.ts';
 import { payoutJob } from './payouts.ts';
 import { sourceSyncJob } from './source-sync.ts';
 import { embeddingJobs } from './embeddings.ts';
@@ -18,5 +19,5 @@ export interface JobContext {
 }
 
 export function allJobs(ctx: JobContext): JobDefinition<any>[] {
-  return [housekeepingJob(ctx), contractExpiryJob(ctx), payoutJob(ctx), sourceSyncJob(ctx), ...embeddingJobs(ctx)];
+  return [housekeepingJob(ctx), contractExpiryJob(ctx), kycReconcileJob(ctx), payoutJob(ctx), sourceSyncJob(ctx), ...embeddingJobs(ctx)];
 }

@@ -10,7 +10,11 @@ import {
 } from './helpers/stripe-mode.ts';
 import { approvedContract } from './helpers/lifecycle.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
-import { milestones as milestonesTable, paymentAccounts, providerEvents } from '../db/schema.ts';
+import { contracts as contractsTable, milestones as milestonesTable, paymentAccounts, providerEvents } from '../db/schema.ts';
+import { reconcileKyc, KYC_WEBHOOK_GRACE_MS } from '../src/lifecycle/kyc-reconcile.ts';
+import { KYC_RECONCILE_QUEUE } from '../jobs/kyc-reconcile.ts';
+import { createPaymentProvider } from '../src/payments/index.ts';
+import pino from 'pino';
 
 let fake: FakeStripe;
 let server: TestServer;
@@ -231,5 +235,73 @@ describe('what the webhook refuses', () => {
     const text = await fetch(`${server.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'text/plain', 'stripe-signature': sign('hi') }, body: 'hi' });
     expect(text.status).toBe(415);
     expect((await text.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('KYC reconciliation, when account.updated is late or lost', () => {
+  const deps = () => ({ db: server.db, payments: createPaymentProvider(server.config, { publicUrl: server.url, secret: 'unused' }), log: pino({ level: 'silent' }) });
+  /** The contract has waited longer than the grace the webhook gets. */
+  const backdate = (id: string) => server.db.update(contractsTable)
+    .set({ updatedAt: new Date(Date.now() - KYC_WEBHOOK_GRACE_MS - 60_000) }).where(eq(contractsTable.id, id));
+  const asked = (accountId: string) => fake.requests.filter((r) => r.method === 'GET' && r.path === `/v1/accounts/${accountId}`).length;
+
+  it('activates, by asking Stripe, a contract whose webhook never came; once, through the scheduled job', async () => {
+    const { contract, connectUrl } = await waitingForKyc();
+    const accountId = accountIdOf(connectUrl);
+    expect((await fetch(connectUrl, { redirect: 'manual' })).status).toBe(302); // onboarding done at Stripe; no webhook sent
+
+    // Within the grace period the webhook is awaited: Stripe is not asked.
+    await reconcileKyc(deps());
+    expect(asked(accountId)).toBe(0);
+    expect(await contractStatus(contract.id)).toBe('pending_freelancer_kyc');
+
+    await backdate(contract.id);
+    await server.runtime.jobs.boss.send(KYC_RECONCILE_QUEUE, {});
+    await vi.waitFor(async () => expect(await contractStatus(contract.id)).toBe('active'), { timeout: 20_000, interval: 100 });
+    expect(asked(accountId)).toBe(1);
+    const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId));
+    expect(account!.verifiedAt).toBeInstanceOf(Date);
+    const events = await eventsForResource(server.db, 'contract', contract.id);
+    expect(events.map((e) => e.type)).toEqual(['contract.created', 'contract.approved', 'contract.approved', 'contract.pending_freelancer_kyc', 'contract.active']);
+    expect(events.at(-1)).toMatchObject({ actorUserId: null, data: expect.objectContaining({ status: 'active' }) });
+
+    // Nothing waits any more: Stripe is not asked again, nothing is written again.
+    await reconcileKyc(deps());
+    expect(asked(accountId)).toBe(1);
+    expect((await eventTypes('contract', contract.id)).filter((t) => t === 'contract.active')).toHaveLength(1);
+    // And the webhook, arriving at last, finds it done.
+    const late = fake.buildEvent('account.updated', fake.accounts.get(accountId)!, { account: accountId });
+    expect(await deliver(server, fake, late, CONNECT_WEBHOOK_SECRET)).toEqual(ack('applied'));
+    expect((await eventTypes('contract', contract.id)).filter((t) => t === 'contract.active')).toHaveLength(1);
+  });
+
+  it('activates without asking Stripe a contract that missed a verification already recorded here', async () => {
+    const { contract, connectUrl } = await waitingForKyc();
+    const accountId = accountIdOf(connectUrl);
+    // As if the account's verification had committed for another contract just before this one waited.
+    await server.db.update(paymentAccounts).set({ verifiedAt: new Date() }).where(eq(paymentAccounts.accountId, accountId));
+    await backdate(contract.id);
+    await reconcileKyc(deps());
+    expect(await contractStatus(contract.id)).toBe('active');
+    expect(asked(accountId)).toBe(0);
+  });
+
+  it('leaves the contract waiting while Stripe says not verified, or fails to answer', async () => {
+    const { contract, connectUrl } = await waitingForKyc();
+    const accountId = accountIdOf(connectUrl);
+    await backdate(contract.id);
+    await reconcileKyc(deps());
+    expect(asked(accountId)).toBe(1);
+    expect(await contractStatus(contract.id)).toBe('pending_freelancer_kyc');
+
+    // Verified at Stripe, but Stripe fails when asked: counted as failed, nothing written, asked again next time.
+    expect((await fetch(connectUrl, { redirect: 'manual' })).status).toBe(302);
+    fake.failNext(500, undefined, `GET /v1/accounts/${accountId}`);
+    const failed = await reconcileKyc(deps());
+    expect(failed.failed).toBeGreaterThanOrEqual(1);
+    expect(await contractStatus(contract.id)).toBe('pending_freelancer_kyc');
+    expect((await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId)))[0]!.verifiedAt).toBeNull();
+    await reconcileKyc(deps());
+    expect(await contractStatus(contract.id)).toBe('active');
   });
 });

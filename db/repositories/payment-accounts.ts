@@ -1,6 +1,6 @@
 // Workers' accounts at the payment provider, and provider events already handled.
-import { and, eq, sql } from 'drizzle-orm';
-import { paymentAccounts, providerEvents } from '../schema.ts';
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { contracts, paymentAccounts, providerEvents } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
 export type PaymentAccountRow = typeof paymentAccounts.$inferSelect;
@@ -33,6 +33,19 @@ export async function markAccountVerified(tx: Executor, provider: string, accoun
     .where(and(eq(paymentAccounts.provider, provider), eq(paymentAccounts.accountId, accountId), sql`${paymentAccounts.verifiedAt} is null`))
     .returning();
   return row;
+}
+
+/**
+ * Workers' provider accounts with a contract that has waited for their KYC since before `since`:
+ * what reconciliation looks at when a webhook is late or lost. `verified`: already verified here
+ * (the contract missed it), so the provider need not be asked.
+ */
+export async function accountsAwaitingKyc(db: Executor, provider: string, since: Date, limit: number): Promise<{ accountId: string; verified: boolean }[]> {
+  const rows = await db.selectDistinct({ accountId: paymentAccounts.accountId, verifiedAt: paymentAccounts.verifiedAt }).from(paymentAccounts)
+    .innerJoin(contracts, eq(contracts.workerUserId, paymentAccounts.userId))
+    .where(and(eq(paymentAccounts.provider, provider), eq(contracts.status, 'pending_freelancer_kyc'), lt(contracts.updatedAt, since)))
+    .orderBy(asc(paymentAccounts.accountId)).limit(limit);
+  return rows.map((r) => ({ accountId: r.accountId, verified: r.verifiedAt !== null }));
 }
 
 /** True the first time this provider event is seen; false for a redelivery. */
