@@ -53,3 +53,13 @@ export async function firstDelivery(tx: Executor, provider: string, eventId: str
   const rows = await tx.insert(providerEvents).values({ provider, eventId, type }).onConflictDoNothing().returning({ id: providerEvents.eventId });
   return rows.length > 0;
 }
+
+/**
+ * Provider events are remembered to recognise redeliveries; Stripe redelivers for up to three days
+ * and can resend an event for thirty, so after that the record only takes room.
+ */
+export const PROVIDER_EVENT_RETENTION_DAYS = 30;
+
+export async function deleteOldProviderEvents(db: Executor): Promise<void> {
+  await db.delete(providerEvents).where(lt(providerEvents.receivedAt, sql`now() - make_interval(days => ${PROVIDER_EVENT_RETENTION_DAYS})`));
+}
