@@ -14,7 +14,13 @@ export interface JobDefinition<T = object> {
    * own data. At start the queue's schedules become exactly these: keys no longer listed are removed.
    */
   schedules?: { key: string; cron: string; data: object }[];
-  handler(data: T): Promise<void>;
+  /**
+   * The queue pg-boss moves a job to once it has failed every retry: a parking place (no worker),
+   * from which pg-boss's redrive() sends jobs back once the cause is fixed.
+   */
+  deadLetter?: string;
+  /** `attempt.last`: no retry follows if this attempt fails. */
+  handler(data: T, attempt: { retryCount: number; last: boolean }): Promise<void>;
 }
 
 /** pg-boss plus what the health check needs to know about it. */
@@ -41,9 +47,18 @@ export async function startJobs(database: Database, log: FastifyBaseLogger, jobs
   await boss.start();
   running = true;
   for (const job of jobs) {
-    await boss.createQueue(job.name);
-    await boss.work(job.name, { localConcurrency: job.concurrency ?? 1 }, async (batch) => {
-      for (const item of batch) await job.handler(item.data as object);
+    if (job.deadLetter) {
+      // The dead letter queue must exist first; updateQueue also sets it on a queue made before.
+      await boss.createQueue(job.deadLetter);
+      await boss.createQueue(job.name, { deadLetter: job.deadLetter });
+      await boss.updateQueue(job.name, { deadLetter: job.deadLetter });
+    } else {
+      await boss.createQueue(job.name);
+    }
+    await boss.work(job.name, { localConcurrency: job.concurrency ?? 1, includeMetadata: true }, async (batch) => {
+      for (const item of batch) {
+        await job.handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });
+      }
     });
     if (job.cron) await boss.schedule(job.name, job.cron);
     if (job.schedules) await replaceSchedules(boss, job.name, job.schedules);

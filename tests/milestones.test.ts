@@ -8,7 +8,7 @@ import { activeStripeContract, payAtStripe, startStripeServer } from './helpers/
 import { approvedContract, pendingContract, type Milestone } from './helpers/lifecycle.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { milestones as milestonesTable } from '../db/schema.ts';
-import { payout } from '../src/lifecycle/milestones.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, payout } from '../src/lifecycle/milestones.ts';
 import { newId } from '../src/ids.ts';
 import { createStripeProvider } from '../src/payments/stripe.ts';
 import { expectError } from './helpers/expect-error.ts';
@@ -290,6 +290,34 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/release and the payo
   it('is 409 before the contract is active', async () => {
     const pending = await pendingContract(client, await server.user('Worker'));
     expectError(await release(client, pending.contract.id, pending.contract.milestones[0]!.id), 409, 'INVALID_STATE', /pending_owner_approval/);
+  });
+
+  it('a payout whose last retry fails: milestone.payout_failed, still released, parked for a redrive that pays it once', async () => {
+    const { contract, ids: [id] } = await funded([{ title: 'One', amount_cents: 3_000 }]);
+    await vi.waitFor(async () => expect(await server.db.select().from(milestonesTable).where(eq(milestonesTable.status, 'released'))).toEqual([]), { timeout: 20_000, interval: 250 });
+    expect((await release(client, contract.id, id!)).response.status).toBe(200);
+    // Stand in for ten failed retries: the release's job (due in payout_delay_days) is replaced by
+    // one with a single retry left, and both of its attempts fail.
+    const boss = server.runtime.jobs.boss;
+    const [scheduled] = await boss.findJobs(PAYOUT_QUEUE, { key: id! });
+    await boss.cancel(PAYOUT_QUEUE, scheduled!.id);
+    for (let i = 0; i < 2; i++) fake.failNext(500, undefined, 'POST /v1/transfers');
+    await boss.send(PAYOUT_QUEUE, { milestone_id: id }, { retryLimit: 1, retryDelay: 1 });
+
+    await vi.waitFor(async () => expect(await eventTypes('milestone', id!)).toContain('milestone.payout_failed'), { timeout: 30_000, interval: 250 });
+    expect((await milestoneRow(id!)).status).toBe('released');
+    const failed = (await eventsForResource(server.db, 'milestone', id!)).filter((e) => e.type === 'milestone.payout_failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ actorUserId: null, data: { id, status: 'released', failure_reason: expect.stringContaining('every retry') } });
+    expect(failed[0]!.audienceUserIds.sort()).toEqual([contract.client_user_id, contract.worker_user_id].sort());
+    expect(transfersFor(id!)).toHaveLength(0);
+    await vi.waitFor(async () => expect(await boss.findJobs(PAYOUT_FAILED_QUEUE, { data: { milestone_id: id } })).toHaveLength(1), { timeout: 10_000, interval: 250 });
+
+    // The cause fixed, the operator redrives the dead letter queue: paid once.
+    expect(await boss.redrive(PAYOUT_FAILED_QUEUE, { data: { milestone_id: id } })).toBe(1);
+    await vi.waitFor(async () => expect((await milestoneRow(id!)).status).toBe('paid'), { timeout: 30_000, interval: 250 });
+    expect(transfersFor(id!)).toHaveLength(1);
+    expect((await eventTypes('milestone', id!)).filter((t) => t === 'milestone.paid')).toHaveLength(1);
   });
 
   it('retries a payout whose transfer failed, with backoff, and pays once', async () => {

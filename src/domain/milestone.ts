@@ -2,7 +2,7 @@
 import type { TransitionTable } from './state-machine.ts';
 
 export type MilestoneStatus = 'pending' | 'funding' | 'funded' | 'released' | 'paid';
-export type MilestoneAction = 'fund' | 'fund_free' | 'confirm_payment' | 'payment_failed' | 'release' | 'pay';
+export type MilestoneAction = 'fund' | 'fund_free' | 'confirm_payment' | 'payment_failed' | 'release' | 'pay' | 'payout_failed';
 
 export const milestoneTransitions: TransitionTable<MilestoneStatus, MilestoneAction> = [
   { action: 'fund', from: ['pending'], to: 'funding', event: 'milestone.funding' },
@@ -13,4 +13,6 @@ export const milestoneTransitions: TransitionTable<MilestoneStatus, MilestoneAct
   { action: 'payment_failed', from: ['funding'], to: 'funding', event: 'milestone.payment_failed' },
   { action: 'release', from: ['funded'], to: 'released', event: 'milestone.released' },
   { action: 'pay', from: ['released'], to: 'paid', event: 'milestone.paid' },
+  // A payout that failed every retry: still released (the money is still owed), and said so.
+  { action: 'payout_failed', from: ['released'], to: 'released', event: 'milestone.payout_failed' },
 ];

@@ -800,7 +800,10 @@ export interface paths {
          *     releases its money: the worker is paid `payout_delay_days` later (`payout_due_at`), by a
          *     scheduled payout, and the milestone becomes `paid`. When every milestone is released the
          *     contract is `completed`. The client only (`403` for the worker). Writes
-         *     `milestone.released` (and `contract.completed`); the payout writes `milestone.paid`.
+         *     `milestone.released` (and `contract.completed`); the payout writes `milestone.paid`. A
+         *     payout whose transfer fails is retried with backoff (ten times, about 17 hours); if the
+         *     last retry fails too, the milestone stays `released` and `milestone.payout_failed` tells
+         *     both parties, until the payout is sent again.
          */
         post: operations["releaseMilestone"];
         delete?: never;
@@ -1626,6 +1629,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "milestone.payout_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.payout_failed
+         * @description The payout of a released milestone failed on every retry; `data.failure_reason` says so. The milestone stays `released`: the money is still owed, and the payout is sent again once the cause is fixed (then `milestone.paid`). `data` is the milestone as the API shows it.
+         */
+        post: operations["onMilestonePayoutFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "milestone.payment_mismatch": {
         parameters: {
             query?: never;
@@ -2362,7 +2385,8 @@ export interface components {
         };
         /**
          * @description The milestone's fields, exactly as in `Milestone`, plus what went wrong with its payment:
-         *     `failure_reason` for `milestone.payment_failed`; `payment_id`, `received_amount_cents`
+         *     `failure_reason` for `milestone.payment_failed` and `milestone.payout_failed`;
+         *     `payment_id`, `received_amount_cents`
          *     and `received_currency` for `milestone.payment_mismatch`.
          */
         MilestonePaymentIssue: {
@@ -5844,6 +5868,39 @@ export interface operations {
                 "application/json": components["schemas"]["EventEnvelope"] & {
                     /** @constant */
                     type?: "milestone.payment_failed";
+                    data?: components["schemas"]["MilestonePaymentIssue"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestonePayoutFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEnvelope"] & {
+                    /** @constant */
+                    type?: "milestone.payout_failed";
                     data?: components["schemas"]["MilestonePaymentIssue"];
                 };
             };

@@ -21,6 +21,8 @@ import { contractEvent } from './events.ts';
 import type { LifecycleDeps } from './deps.ts';
 
 export const PAYOUT_QUEUE = 'milestone-payout';
+/** Where pg-boss parks a payout job that failed every retry (the payout queue's dead letter). */
+export const PAYOUT_FAILED_QUEUE = 'milestone-payout-failed';
 
 function move(milestone: MilestoneRow, action: MilestoneAction) {
   return transition(milestoneTransitions, 'milestone', milestone.status as never, action);
@@ -205,5 +207,24 @@ export async function payout(deps: Pick<LifecycleDeps, 'db' | 'payments'>, miles
     const step = move(locked, 'pay');
     const updated = await contractsRepo.updateMilestone(tx, locked.id, { status: step.to, transferId, paidAt: new Date() });
     await milestoneEvent(tx, step.event, contract, updated, null);
+  });
+}
+
+/**
+ * A payout's last retry failed (pg-boss parks its job in PAYOUT_FAILED_QUEUE): the milestone stays
+ * `released`, since the money is still owed, and both parties are told with
+ * `milestone.payout_failed`. Returns false when there is nothing to say (paid meanwhile).
+ */
+export async function payoutGaveUp(deps: Pick<LifecycleDeps, 'db'>, milestoneId: string): Promise<boolean> {
+  const found = await contractsRepo.getMilestoneWithContract(deps.db, milestoneId);
+  if (!found) return false;
+  return deps.db.transaction(async (tx) => {
+    const locked = await contractsRepo.lockMilestone(tx, found.contract.id, milestoneId);
+    if (!locked || locked.status !== 'released') return false;
+    const step = move(locked, 'payout_failed');
+    await milestoneEvent(tx, step.event, found.contract, locked, null, {
+      failure_reason: 'the transfer to the worker failed on every retry; the payout is still owed and will be sent again once the cause is fixed',
+    });
+    return true;
   });
 }
