@@ -17,7 +17,7 @@ export function payoutJob(ctx: JobContext): JobDefinition<{ milestone_id: string
         await payout({ db: ctx.db, payments: ctx.payments }, data.milestone_id);
       } catch (err) {
         if (attempt.last && await payoutGaveUp({ db: ctx.db }, data.milestone_id)) {
-          ctx.log.error({ err, milestoneId: data.milestone_id, retries: attempt.retryCount }, `payout failed on every retry: the milestone stays released and is owed; its job waits in ${PAYOUT_FAILED_QUEUE} to be redriven`);
+          ctx.log.error({ err, milestoneId: data.milestone_id, retries: attempt.retryCount }, `payout failed on every retry: the milestone stays released and is owed; its job waits in ${PAYOUT_FAILED_QUEUE}: npm run -s cli -- payouts redrive ${data.milestone_id}`);
         }
         throw err;
       }

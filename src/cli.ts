@@ -18,6 +18,8 @@ import { loadSources, SourcesConfigError, type SourceConfig } from './sources/co
 import { syncSource } from './sources/sync.ts';
 import { describeResult, describeSource, presentResult, presentSource } from './sources/report.ts';
 import { externalGigCounts } from '../db/repositories/external-gigs.ts';
+import { startJobs, type JobSystem } from '../jobs/boss.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from './lifecycle/milestones.ts';
 
 const USAGE = `gigmarket operator CLI
 
@@ -37,6 +39,10 @@ Commands:
   sources sync [name] [--json]
       Syncs one source now (any, even a disabled one), or every enabled source; prints the counts.
       Exits 1 when a source failed (its gigs stay as they were).
+  payouts failed [--json]
+      Lists the payouts that failed on every retry (parked in the queue milestone-payout-failed).
+  payouts redrive [milestone-id] [--json]
+      Sends them (or the one for that milestone) again, once the cause is fixed.
   help
       Shows this text.
 
@@ -181,6 +187,8 @@ function prepare(command: string, args: string[], options: Options): Action {
     }
     case 'sources':
       return prepareSources(args, options);
+    case 'payouts':
+      return preparePayouts(args, options);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -217,6 +225,37 @@ function prepareSources(args: string[], options: Options): Action {
     else for (const r of results) print(describeResult(r));
     if (results.some((r) => !r.ok)) throw new Failure(`${results.filter((r) => !r.ok).length} of ${results.length} sources failed`);
   };
+}
+
+/** `payouts failed` and `payouts redrive [milestone-id]`, through pg-boss on the server's database. */
+function preparePayouts(args: string[], options: Options): Action {
+  const [sub, id, ...rest] = args;
+  if (sub !== 'failed' && sub !== 'redrive') throw new UsageError('payouts needs "failed" or "redrive [milestone-id]"');
+  if (rest.length || (sub === 'failed' && id)) throw new UsageError(`payouts ${sub} takes ${sub === 'failed' ? 'no arguments' : 'at most one <milestone-id>'}`);
+  const milestoneId = id === undefined ? undefined : userId(id, 'milestone-id');
+  return async (database) => {
+    const jobs = await startJobs(database, pino({ level: 'silent' }), []);
+    try {
+      if (sub === 'failed') {
+        const parked = await parkedPayouts(jobs.boss);
+        if (options.json) return printJson(parked);
+        if (!parked.length) return print('no failed payout is waiting');
+        for (const p of parked) print(`milestone ${p.milestone_id}: failed on every retry, parked since ${p.parked_at}`);
+        return;
+      }
+      const moved = await jobs.boss.redrive(PAYOUT_FAILED_QUEUE, { destination: PAYOUT_QUEUE, ...(milestoneId ? { data: { milestone_id: milestoneId } } : {}) });
+      if (options.json) return printJson({ redriven: moved });
+      print(moved === 1 ? 'sent 1 payout again' : `sent ${moved} payouts again`);
+    } finally {
+      await jobs.stop();
+    }
+  };
+}
+
+async function parkedPayouts(boss: JobSystem['boss']): Promise<{ milestone_id: string; parked_at: string }[]> {
+  if (!await boss.getQueue(PAYOUT_FAILED_QUEUE)) return []; // no server has run on this database yet
+  const jobs = await boss.findJobs<{ milestone_id: string }>(PAYOUT_FAILED_QUEUE, { queued: true });
+  return jobs.map((j) => ({ milestone_id: j.data.milestone_id, parked_at: j.createdOn.toISOString() }));
 }
 
 export async function main(argv: string[]): Promise<number> {

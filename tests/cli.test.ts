@@ -9,6 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { startRuntime, type Runtime } from '../src/runtime.ts';
 import { LOCK_FILE } from '../src/data-lock.ts';
+import pino from 'pino';
+import { migrate, openDatabase } from '../db/client.ts';
+import { startJobs, type JobSystem } from '../jobs/boss.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../src/lifecycle/milestones.ts';
+import { newId } from '../src/ids.ts';
 import { freshServerDatabase } from './helpers/server.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,6 +36,18 @@ async function startServer(env: Record<string, string>): Promise<{ runtime: Runt
   await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const address = runtime.app.server.address();
   return { runtime, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
+}
+
+/** pg-boss on the PGlite database under `dataDir`, for setting up and checking its queues. */
+async function withBoss(dataDir: string, use: (boss: JobSystem['boss']) => Promise<void>): Promise<void> {
+  const database = await openDatabase({ dataDir });
+  try {
+    await migrate(database);
+    const jobs = await startJobs(database, pino({ level: 'silent' }), []);
+    try { await use(jobs.boss); } finally { await jobs.stop(); }
+  } finally {
+    await database.close();
+  }
 }
 
 async function verify(url: string, key: string, header: 'bearer' | 'x-api-key') {
@@ -111,7 +128,7 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
   it('exits 2 with the usage on usage errors, without touching the database', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-usage-'));
     try {
-      for (const args of [[], ['frobnicate'], ['create-user'], ['create-user', 'x', '--bogus'], ['create-key', 'not-a-uuid'], ['create-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b', '--agent', 'bad agent'], ['revoke-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b']]) {
+      for (const args of [[], ['frobnicate'], ['create-user'], ['create-user', 'x', '--bogus'], ['create-key', 'not-a-uuid'], ['create-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b', '--agent', 'bad agent'], ['revoke-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b'], ['payouts'], ['payouts', 'failed', 'x'], ['payouts', 'redrive', 'not-a-uuid']]) {
         const res = await cli(args, { DATA_DIR: empty });
         expect(res.code, args.join(' ')).toBe(2);
         expect(res.stdout).toBe('');
@@ -124,6 +141,39 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
     const help = await cli(['help'], { DATA_DIR: dataDir });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('create-user <display name>');
+  });
+
+  it('lists the payouts that failed on every retry and sends them again', async () => {
+    const parked = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-payouts-'));
+    const milestoneId = newId();
+    try {
+      const none = await cli(['payouts', 'failed'], { DATA_DIR: parked });
+      expect(none.code, none.stderr).toBe(0);
+      expect(none.stdout).toBe('no failed payout is waiting\n');
+      // As a server leaves it: the payout's job parked in the dead letter queue after its last retry.
+      await withBoss(parked, async (boss) => {
+        await boss.createQueue(PAYOUT_FAILED_QUEUE);
+        await boss.createQueue(PAYOUT_QUEUE, { deadLetter: PAYOUT_FAILED_QUEUE });
+        await boss.send(PAYOUT_FAILED_QUEUE, { milestone_id: milestoneId });
+      });
+
+      const listed = await cli(['payouts', 'failed', '--json'], { DATA_DIR: parked });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([{ milestone_id: milestoneId, parked_at: expect.any(String) }]);
+      expect((await cli(['payouts', 'failed'], { DATA_DIR: parked })).stdout).toContain(`milestone ${milestoneId}: failed on every retry`);
+
+      const other = await cli(['payouts', 'redrive', newId(), '--json'], { DATA_DIR: parked });
+      expect(JSON.parse(other.stdout)).toEqual({ redriven: 0 });
+      const redriven = await cli(['payouts', 'redrive', milestoneId], { DATA_DIR: parked });
+      expect(redriven.code, redriven.stderr).toBe(0);
+      expect(redriven.stdout).toBe('sent 1 payout again\n');
+      await withBoss(parked, async (boss) => {
+        expect(await boss.findJobs(PAYOUT_FAILED_QUEUE, { queued: true })).toEqual([]);
+        expect((await boss.findJobs(PAYOUT_QUEUE, { queued: true })).map((j) => j.data)).toEqual([{ milestone_id: milestoneId }]);
+      });
+    } finally {
+      fs.rmSync(parked, { recursive: true, force: true });
+    }
   });
 
   it('exits 1 for a user or key that does not exist', async () => {
