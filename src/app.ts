@@ -6,7 +6,7 @@ import openapiGlue from 'fastify-openapi-glue';
 import scalar from '@scalar/fastify-api-reference';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
-import { authenticateHook } from './auth/authenticate.ts';
+import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks } from './http/idempotency.ts';
 import { checkRequestBody, refuseNulCharacters, validatorCompiler } from './http/validation.ts';
@@ -64,7 +64,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const idempotency = idempotencyHooks(ctx.db);
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticateHook(ctx.db, ctx.apiKeys, config.publicUrl));
+    api.addHook('onRequest', authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }));
     api.addHook('preValidation', checkRequestBody);
     api.addHook('preHandler', idempotency.preHandler);
     api.addHook('onSend', idempotency.onSend);

@@ -193,6 +193,28 @@ describe('in production', () => {
   beforeAll(async () => { fake = await startFakeGithub(); });
   afterAll(async () => { await fake?.close(); });
 
+  it('names the session cookie __Host-gm_session (Secure, path /, no Domain) and takes no other name', async () => {
+    const server = await startTestServer({ ...fake.env, NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-enough-length' });
+    try {
+      const jar = new CookieJar();
+      const start = await jar.fetch(`${server.url}/auth/github`);
+      const approved = await jar.fetch(start.headers.get('location')!);
+      const done = await jar.fetch(approved.headers.get('location')!);
+      const set = done.headers.getSetCookie().find((c) => c.startsWith('__Host-gm_session='))!;
+      expect(set).toMatch(/; Path=\/(;|$)/);
+      expect(set).toMatch(/Secure/i);
+      expect(set).not.toMatch(/Domain=/i);
+      expect(done.headers.getSetCookie().some((c) => c.startsWith('gm_session='))).toBe(false);
+      const value = jar.cookies.get('__Host-gm_session')!;
+      const keysWith = (cookie: string) => fetch(`${server.url}/api/keys`, { headers: { cookie } });
+      expect((await keysWith(`__Host-gm_session=${value}`)).status).toBe(200);
+      // The same signed token under the unprefixed name is no session here.
+      expect((await keysWith(`gm_session=${value}`)).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('marks the session and state cookies Secure', async () => {
     const server = await startTestServer({ ...fake.env, NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-enough-length' });
     try {
@@ -204,7 +226,7 @@ describe('in production', () => {
       const approved = await jar.fetch(start.headers.get('location')!);
       const done = await jar.fetch(approved.headers.get('location')!);
       expect(done.status).toBe(302);
-      const session = done.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
+      const session = done.headers.getSetCookie().find((c) => c.startsWith('__Host-gm_session='))!;
       expect(session).toMatch(/Secure/i);
       expect(session).toMatch(/HttpOnly/i);
     } finally {

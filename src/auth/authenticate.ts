@@ -8,7 +8,14 @@ import { ApiError, forbidden, unauthenticated } from '../errors.ts';
 import type { ApiKeyCache } from './key-cache.ts';
 import { looksLikeApiKey, sha256 } from './secrets.ts';
 
-export const SESSION_COOKIE = 'gm_session';
+/**
+ * The session cookie's name. In production it is `__Host-gm_session`: browsers keep such a cookie
+ * only if it is Secure, for this host alone and path /, so a sibling subdomain cannot plant or
+ * overwrite it.
+ */
+export function sessionCookieName(nodeEnv: string): string {
+  return nodeEnv === 'production' ? '__Host-gm_session' : 'gm_session';
+}
 
 export type Principal =
   | { kind: 'api_key'; userId: string; apiKeyId: string; hostedAgentId: string | null }
@@ -52,8 +59,8 @@ async function principalFromKey(db: Db, keys: ApiKeyCache, key: string): Promise
   return { kind: 'api_key', userId: row.userId, apiKeyId: row.id, hostedAgentId: row.hostedAgentId };
 }
 
-async function principalFromSession(db: Db, request: FastifyRequest): Promise<Principal | undefined> {
-  const raw = request.cookies[SESSION_COOKIE];
+async function principalFromSession(db: Db, request: FastifyRequest, cookieName: string): Promise<Principal | undefined> {
+  const raw = request.cookies[cookieName];
   if (!raw) return undefined;
   const unsigned = request.unsignCookie(raw);
   if (!unsigned.valid || !unsigned.value) throw unauthenticated('the session cookie is invalid');
@@ -79,7 +86,8 @@ export function checkSameOrigin(request: FastifyRequest, publicUrl: string): voi
   }
 }
 
-export function authenticateHook(db: Db, keys: ApiKeyCache, publicUrl: string) {
+export function authenticateHook(db: Db, keys: ApiKeyCache, options: { publicUrl: string; sessionCookie: string }) {
+  const { publicUrl, sessionCookie } = options;
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     request.principal = null;
     const security = request.routeOptions.config.security;
@@ -89,7 +97,7 @@ export function authenticateHook(db: Db, keys: ApiKeyCache, publicUrl: string) {
     if (key === null) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
     let principal: Principal | undefined;
     if (key !== undefined) principal = await principalFromKey(db, keys, key);
-    else principal = await principalFromSession(db, request);
+    else principal = await principalFromSession(db, request, sessionCookie);
     if (!principal) throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
     const allowed = principal.kind === 'session' ? schemes.has(SESSION_SCHEME) : [...schemes].some((s) => KEY_SCHEMES.has(s));
     if (!allowed) {

@@ -26,7 +26,7 @@ export async function registerBrowserRoutes(app: FastifyInstance, ctx: AppContex
     // Sign-out revokes the session row, so the cookie stops working on every instance.
     browser.post('/auth/logout', async (request, reply) => {
       assertSameOrigin(request, ctx.config.publicUrl);
-      const token = sessionToken(request);
+      const token = sessionToken(ctx.config, request);
       if (token) await revokeSessionByToken(ctx.db, token);
       clearSessionCookie(ctx.config, reply);
       return reply.redirect('/', 303);

@@ -1,11 +1,12 @@
-// The browser session cookie (DESIGN §4): a random token, signed, HttpOnly, SameSite=Lax, Secure in
-// production. The token's SHA-256 is the session row; the row is what makes sign-out work.
+// The browser session cookie (DESIGN §4): a random token, signed, HttpOnly, SameSite=Lax; Secure and
+// named __Host-gm_session in production. The token's SHA-256 is the session row; the row is what
+// makes sign-out work.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
 import { createSession, findLiveSession } from '../../db/repositories/sessions.ts';
-import { SESSION_COOKIE } from './authenticate.ts';
+import { sessionCookieName } from './authenticate.ts';
 
 function cookieOptions(config: Config): CookieSerializeOptions {
   return { path: '/', httpOnly: true, sameSite: 'lax', secure: config.nodeEnv === 'production', signed: true };
@@ -14,16 +15,16 @@ function cookieOptions(config: Config): CookieSerializeOptions {
 /** Creates a session row for the user and sets its cookie. */
 export async function startSession(ctx: AppContext, reply: FastifyReply, userId: string): Promise<void> {
   const { token } = await createSession(ctx.db, userId, ctx.config.sessionTtlDays);
-  reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(ctx.config), maxAge: ctx.config.sessionTtlDays * 86_400 });
+  reply.setCookie(sessionCookieName(ctx.config.nodeEnv), token, { ...cookieOptions(ctx.config), maxAge: ctx.config.sessionTtlDays * 86_400 });
 }
 
 export function clearSessionCookie(config: Config, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, cookieOptions(config));
+  reply.clearCookie(sessionCookieName(config.nodeEnv), cookieOptions(config));
 }
 
 /** The session token of a correctly signed cookie, if the request carries one. */
-export function sessionToken(request: FastifyRequest): string | undefined {
-  const raw = request.cookies[SESSION_COOKIE];
+export function sessionToken(config: Config, request: FastifyRequest): string | undefined {
+  const raw = request.cookies[sessionCookieName(config.nodeEnv)];
   if (!raw) return undefined;
   const unsigned = request.unsignCookie(raw);
   return unsigned.valid && unsigned.value ? unsigned.value : undefined;
@@ -31,7 +32,7 @@ export function sessionToken(request: FastifyRequest): string | undefined {
 
 /** The live session of this request, or undefined (signed out, expired, tampered). Never throws. */
 export async function currentSession(ctx: AppContext, request: FastifyRequest) {
-  const token = sessionToken(request);
+  const token = sessionToken(ctx.config, request);
   return token ? findLiveSession(ctx.db, token) : undefined;
 }
 
