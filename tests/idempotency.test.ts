@@ -46,6 +46,23 @@ describe('Idempotency-Key on POST /api/gigs', () => {
     expect(await createdEvents(first.data!.id)).toBe(1);
   });
 
+  it('treats the same JSON with its keys in another order as the same request, and replays', async () => {
+    const carol = await server.user('Carol');
+    const send = (json: string) => fetch(`${server.url}/api/gigs`, {
+      method: 'POST', body: json,
+      headers: { authorization: `Bearer ${carol.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'reordered-1' },
+    });
+    const first = await send('{"title":"Poster","compensation_min_cents":100,"compensation_max_cents":200}');
+    expect(first.status).toBe(201);
+    const again = await send('{ "compensation_max_cents": 200, "title": "Poster", "compensation_min_cents": 100 }');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect(await gigCount(carol.userId)).toBe(1);
+    // A different value is still a different request.
+    expect((await send('{"title":"Poster","compensation_min_cents":100,"compensation_max_cents":300}')).status).toBe(422);
+  });
+
   it('refuses the same key with another body (422 IDEMPOTENCY_KEY_REUSED) and creates nothing', async () => {
     const bob = await server.user('Bob');
     expect((await createGig(bob, { title: 'First' }, 'bob-key')).response.status).toBe(201);

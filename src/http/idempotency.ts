@@ -2,6 +2,7 @@
 // and body within 24 h replays the first response; another body gets 422; a request still
 // running gets 409. Validation and authentication failures are not recorded; 5xx are forgotten.
 import { createHash } from 'node:crypto';
+import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { claimKey, completeKey, releaseKey } from '../../db/repositories/idempotency.ts';
@@ -20,10 +21,14 @@ declare module 'fastify' {
 const HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * What makes two requests "the same": method, URL and body, the body with its keys sorted, so a
+ * retry that serialises the same JSON in another order (agents do) is still the same request.
+ */
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')
     .update(`${request.method} ${request.url}\n`)
-    .update(JSON.stringify(request.body ?? null))
+    .update(stableStringify(request.body ?? null) ?? 'null')
     .digest('hex');
 }
 
