@@ -47,14 +47,10 @@ export async function startJobs(database: Database, log: FastifyBaseLogger, jobs
   await boss.start();
   running = true;
   for (const job of jobs) {
-    if (job.deadLetter) {
-      // The dead letter queue must exist first; updateQueue also sets it on a queue made before.
-      await boss.createQueue(job.deadLetter);
-      await boss.createQueue(job.name, { deadLetter: job.deadLetter });
-      await boss.updateQueue(job.name, { deadLetter: job.deadLetter });
-    } else {
-      await boss.createQueue(job.name);
-    }
+    if (job.deadLetter) await boss.createQueue(job.deadLetter); // it must exist before it is named
+    await boss.createQueue(job.name);
+    // updateQueue, not a createQueue option: it also reaches a queue created before it had one.
+    if (job.deadLetter) await boss.updateQueue(job.name, { deadLetter: job.deadLetter });
     await boss.work(job.name, { localConcurrency: job.concurrency ?? 1, includeMetadata: true }, async (batch) => {
       for (const item of batch) {
         await job.handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });

@@ -1,6 +1,6 @@
 // Applications and invitations. Every read is scoped to a party: the worker, or the client of the
 // gig (reached through the gig), so a query cannot show an application to anyone else.
-import { and, desc, eq, getTableColumns, lt, or } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, lt, or, type SQL } from 'drizzle-orm';
 import { applications, gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import { newId } from '../../src/ids.ts';
@@ -77,13 +77,14 @@ export async function getApplicationStatus(db: Executor, id: string): Promise<Ap
   return row?.status as ApplicationStatus | undefined;
 }
 
-/** The applications to a gig of `clientUserId`, newest first (limit + 1 rows). */
-export async function listGigApplications(db: Executor, clientUserId: string, gigId: string, q: PageQuery & { status?: ApplicationStatus }): Promise<ApplicationWithGig[]> {
+type ApplicationPage = PageQuery & { status?: ApplicationStatus };
+
+/** Applications with their gig matching `scope`, in the status asked, newest first (limit + 1 rows). */
+async function applicationPage(db: Executor, scope: SQL, q: ApplicationPage): Promise<ApplicationWithGig[]> {
   const rows = await db.select(withGig).from(applications)
     .innerJoin(gigs, eq(gigs.id, applications.gigId))
     .where(and(
-      eq(applications.gigId, gigId),
-      eq(gigs.clientUserId, clientUserId),
+      scope,
       q.status ? eq(applications.status, q.status) : undefined,
       q.beforeId ? lt(applications.id, q.beforeId) : undefined,
     ))
@@ -92,16 +93,12 @@ export async function listGigApplications(db: Executor, clientUserId: string, gi
   return rows as ApplicationWithGig[];
 }
 
+/** The applications to a gig of `clientUserId`, newest first (limit + 1 rows). */
+export function listGigApplications(db: Executor, clientUserId: string, gigId: string, q: ApplicationPage): Promise<ApplicationWithGig[]> {
+  return applicationPage(db, and(eq(applications.gigId, gigId), eq(gigs.clientUserId, clientUserId))!, q);
+}
+
 /** The worker's own applications and invitations, newest first (limit + 1 rows). */
-export async function listWorkerApplications(db: Executor, workerUserId: string, q: PageQuery & { status?: ApplicationStatus }): Promise<ApplicationWithGig[]> {
-  const rows = await db.select(withGig).from(applications)
-    .innerJoin(gigs, eq(gigs.id, applications.gigId))
-    .where(and(
-      eq(applications.workerUserId, workerUserId),
-      q.status ? eq(applications.status, q.status) : undefined,
-      q.beforeId ? lt(applications.id, q.beforeId) : undefined,
-    ))
-    .orderBy(desc(applications.id))
-    .limit(q.limit + 1);
-  return rows as ApplicationWithGig[];
+export function listWorkerApplications(db: Executor, workerUserId: string, q: ApplicationPage): Promise<ApplicationWithGig[]> {
+  return applicationPage(db, eq(applications.workerUserId, workerUserId), q);
 }

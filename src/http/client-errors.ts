@@ -4,27 +4,28 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { ErrorCode } from '../errors.ts';
+import { envelope } from '../errors.ts';
 
 interface ClientError extends Error { code?: string }
 
-function classify(err: ClientError): { status: number; code: ErrorCode; message: string; path: string } {
+/** Every one of them is invalid input (VALIDATION_FAILED); they differ in status and in what was wrong. */
+function classify(err: ClientError): { status: number; message: string; path: string } {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, code: 'VALIDATION_FAILED', message: `the request headers exceed ${http.maxHeaderSize} bytes`, path: 'header' };
+    return { status: 431, message: `the request headers exceed ${http.maxHeaderSize} bytes`, path: 'header' };
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, code: 'VALIDATION_FAILED', message: 'the request did not arrive in time', path: 'request' };
+    return { status: 408, message: 'the request did not arrive in time', path: 'request' };
   }
-  return { status: 400, code: 'VALIDATION_FAILED', message: 'the request is not valid HTTP/1.1', path: 'request' };
+  return { status: 400, message: 'the request is not valid HTTP/1.1', path: 'request' };
 }
 
 /** Fastify's `clientErrorHandler` (called with the instance as `this`). */
 export function clientErrorHandler(this: FastifyInstance, err: ClientError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const { status, code, message, path } = classify(err);
+  const { status, message, path } = classify(err);
   this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
   if (socket.writable) {
-    const body = JSON.stringify({ error: { code, message, issues: [{ path, message }] } });
+    const body = JSON.stringify(envelope('VALIDATION_FAILED', message, [{ path, message }]));
     socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(err);
