@@ -1,67 +1,52 @@
 // Contracts and their milestones: read, approve, revise, cancel, onboarding link, fund, release.
-// The rules live in src/lifecycle/; these shape requests and responses.
-import type { AppContext } from '../src/context.ts';
+// The rules live in src/services/contracts.ts and milestones.ts; these shape requests and responses.
+import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
-import { notFound } from '../src/errors.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
-import type { Executor } from '../db/client.ts';
-import * as contractsRepo from '../db/repositories/contracts.ts';
-import type { ContractRow } from '../db/repositories/contracts.ts';
-import * as contracts from '../src/lifecycle/contracts.ts';
-import * as milestones from '../src/lifecycle/milestones.ts';
-import { lifecycleDeps } from '../src/lifecycle/deps.ts';
-import { presentContract, presentMilestone } from '../src/presenters/contracts.ts';
+import * as contracts from '../src/services/contracts.ts';
+import * as milestones from '../src/services/milestones.ts';
+import { presentMilestone } from '../src/presenters/contracts.ts';
 
-async function view(db: Executor, contract: ContractRow) {
-  return presentContract(contract, await contractsRepo.listMilestones(db, [contract.id]));
-}
-
-export function contractHandlers(ctx: AppContext): Handlers<
+export function contractHandlers(ctx: Context): Handlers<
   'listContracts' | 'getContract' | 'approveContract' | 'reviseContract' | 'cancelContract' | 'getConnectLink' | 'fundMilestone' | 'releaseMilestone'
 > {
-  const deps = lifecycleDeps(ctx);
   return {
     async listContracts(request) {
-      const { userId } = principalOf(request);
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await contractsRepo.listContractsForParty(ctx.db, userId, { status: request.query.status, limit, beforeId: decodeCursor(request.query.cursor) });
-      const all = await contractsRepo.listMilestones(ctx.db, rows.slice(0, limit).map((c) => c.id));
-      return page(rows, limit, (c) => presentContract(c, all));
+      const { rows, present } = await contracts.listContracts(ctx, principalOf(request).userId, {
+        status: request.query.status, limit, beforeId: decodeCursor(request.query.cursor),
+      });
+      return page(rows, limit, present);
     },
 
     async getContract(request) {
-      const { userId } = principalOf(request);
-      const contract = await contractsRepo.getContractForParty(ctx.db, userId, request.params.id);
-      if (!contract) throw notFound('contract');
-      return view(ctx.db, contract);
+      return contracts.contractView(ctx, await contracts.getContract(ctx, principalOf(request).userId, request.params.id));
     },
 
     async approveContract(request) {
       const { userId } = principalOf(request);
-      const { contract, connectUrl } = await contracts.approve(deps, userId, request.params.id, { revisionCount: request.body?.revision_count });
-      return { contract: await view(ctx.db, contract), connect_url: connectUrl };
+      const { contract, connectUrl } = await contracts.approve(ctx, userId, request.params.id, { revisionCount: request.body?.revision_count });
+      return { contract: await contracts.contractView(ctx, contract), connect_url: connectUrl };
     },
 
     async reviseContract(request) {
       const { userId } = principalOf(request);
-      return view(ctx.db, await contracts.revise(deps, userId, request.params.id, request.body.notes.trim()));
+      return contracts.contractView(ctx, await contracts.revise(ctx, userId, request.params.id, request.body.notes.trim()));
     },
 
     async cancelContract(request) {
       const { userId } = principalOf(request);
-      return view(ctx.db, await contracts.cancel(deps, userId, request.params.id));
+      return contracts.contractView(ctx, await contracts.cancel(ctx, userId, request.params.id));
     },
 
     async getConnectLink(request) {
-      const { userId } = principalOf(request);
-      const { url } = await contracts.connectLink(deps, userId, request.params.id);
+      const { url } = await contracts.connectLink(ctx, principalOf(request).userId, request.params.id);
       return { connect_url: url, provider: ctx.payments.name };
     },
 
     async fundMilestone(request) {
-      const { userId } = principalOf(request);
-      const result = await milestones.fund(deps, userId, request.params.id, request.params.milestoneId);
+      const result = await milestones.fund(ctx, principalOf(request).userId, request.params.id, request.params.milestoneId);
       const sandbox = ctx.payments.name === 'sandbox' ? ctx.payments : undefined;
       return {
         milestone: presentMilestone(result.milestone),
@@ -74,8 +59,8 @@ export function contractHandlers(ctx: AppContext): Handlers<
 
     async releaseMilestone(request) {
       const { userId } = principalOf(request);
-      const { milestone, contract } = await milestones.release(deps, userId, request.params.id, request.params.milestoneId);
-      return { milestone: presentMilestone(milestone), contract: await view(ctx.db, contract) };
+      const { milestone, contract } = await milestones.release(ctx, userId, request.params.id, request.params.milestoneId);
+      return { milestone: presentMilestone(milestone), contract: await contracts.contractView(ctx, contract) };
     },
   };
 }

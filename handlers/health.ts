@@ -1,17 +1,17 @@
-import type { AppContext } from '../src/context.ts';
+import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { ping } from '../db/client.ts';
+import { health } from '../src/services/health.ts';
 
-export function healthHandlers(ctx: AppContext): Handlers<'getHealth'> {
+export function healthHandlers(ctx: Context): Handlers<'getHealth'> {
   return {
     async getHealth(_request, reply) {
-      const [database, jobs] = await Promise.all([ping(ctx.database), ctx.jobs.healthy()]);
+      const { ok, database, jobs } = await health(ctx);
       const body = {
-        status: database && jobs ? 'ok' : 'unavailable',
+        status: ok ? 'ok' : 'unavailable',
         database: database ? 'ok' : 'unavailable',
         jobs: jobs ? 'ok' : 'unavailable',
       } as const;
-      return reply.code(body.status === 'ok' ? 200 : 503).send(body);
+      return reply.code(ok ? 200 : 503).send(body);
     },
   };
 }

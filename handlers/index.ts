@@ -1,5 +1,5 @@
 // Every operation's handler, keyed by operationId. buildApp checks this against the spec at start.
-import type { AppContext } from '../src/context.ts';
+import type { Context } from '../src/context.ts';
 import { healthHandlers } from './health.ts';
 import { keyHandlers } from './keys.ts';
 import { profileHandlers } from './profiles.ts';
@@ -10,7 +10,7 @@ import { contractHandlers } from './contracts.ts';
 import { paymentHandlers } from './payments.ts';
 import { discoveryHandlers } from './discovery.ts';
 
-export function allHandlers(ctx: AppContext) {
+export function allHandlers(ctx: Context) {
   return {
     ...healthHandlers(ctx),
     ...keyHandlers(ctx),

@@ -26,6 +26,8 @@ export interface JobDefinition<T = object> {
 /** pg-boss plus what the health check needs to know about it. */
 export interface JobSystem {
   boss: PgBoss;
+  /** Starts pg-boss, creates the queues and their schedules, and works them in this process. */
+  start(jobs: JobDefinition<any>[]): Promise<void>;
   /** True while pg-boss runs and can reach its schema. */
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
@@ -37,30 +39,40 @@ async function replaceSchedules(boss: PgBoss, name: string, schedules: NonNullab
   for (const old of await boss.getSchedules(name)) if (!keep.has(old.key)) await boss.unschedule(name, old.key);
 }
 
-export async function startJobs(database: Database, log: FastifyBaseLogger, jobs: JobDefinition<any>[]): Promise<JobSystem> {
+async function register(boss: PgBoss, job: JobDefinition<any>): Promise<void> {
+  if (job.deadLetter) await boss.createQueue(job.deadLetter); // it must exist before it is named
+  await boss.createQueue(job.name);
+  // updateQueue, not a createQueue option: it also reaches a queue created before it had one.
+  if (job.deadLetter) await boss.updateQueue(job.name, { deadLetter: job.deadLetter });
+  await boss.work(job.name, { localConcurrency: job.concurrency ?? 1, includeMetadata: true }, async (batch) => {
+    for (const item of batch) {
+      await job.handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });
+    }
+  });
+  if (job.cron) await boss.schedule(job.name, job.cron);
+  if (job.schedules) await replaceSchedules(boss, job.name, job.schedules);
+}
+
+/**
+ * pg-boss on the application's database, not started yet: the context that job handlers receive
+ * holds this system (services enqueue through it), so it exists before the jobs are defined.
+ */
+export function createJobSystem(database: Database, log: FastifyBaseLogger): JobSystem {
   const boss = database.kind === 'pglite'
     ? new PgBoss({ db: fromPglite(database.pglite), backend: 'pglite' })
     : new PgBoss({ connectionString: database.url, max: 4, application_name: 'gigmarket-jobs' });
   let running = false;
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
   boss.on('stopped', () => { running = false; });
-  await boss.start();
-  running = true;
-  for (const job of jobs) {
-    if (job.deadLetter) await boss.createQueue(job.deadLetter); // it must exist before it is named
-    await boss.createQueue(job.name);
-    // updateQueue, not a createQueue option: it also reaches a queue created before it had one.
-    if (job.deadLetter) await boss.updateQueue(job.name, { deadLetter: job.deadLetter });
-    await boss.work(job.name, { localConcurrency: job.concurrency ?? 1, includeMetadata: true }, async (batch) => {
-      for (const item of batch) {
-        await job.handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });
-      }
-    });
-    if (job.cron) await boss.schedule(job.name, job.cron);
-    if (job.schedules) await replaceSchedules(boss, job.name, job.schedules);
+  async function start(jobs: JobDefinition<any>[]) {
+    await boss.start();
+    running = true;
+    for (const job of jobs) await register(boss, job);
   }
+
   return {
     boss,
+    start,
     async healthy() {
       if (!running) return false;
       try {
@@ -74,4 +86,11 @@ export async function startJobs(database: Database, log: FastifyBaseLogger, jobs
       running = false;
     },
   };
+}
+
+/** Creates and starts a job system with these jobs (the CLI and tests, which need no context). */
+export async function startJobs(database: Database, log: FastifyBaseLogger, jobs: JobDefinition<any>[]): Promise<JobSystem> {
+  const system = createJobSystem(database, log);
+  await system.start(jobs);
+  return system;
 }

@@ -1,17 +1,17 @@
 // Every minute: contracts past their approval deadline expire. Any number of server processes may
 // run it at once; row locks make each contract expire once, with one event.
-import { expireOverdue } from '../src/lifecycle/contracts.ts';
+import { expireOverdue } from '../src/services/contracts.ts';
 import type { JobDefinition } from './boss.ts';
-import type { JobContext } from './index.ts';
+import { CONTRACT_EXPIRY_QUEUE } from './queues.ts';
+import type { Context } from '../src/context.ts';
 
-export const CONTRACT_EXPIRY_QUEUE = 'contract-expiry';
 
-export function contractExpiryJob(ctx: JobContext): JobDefinition {
+export function contractExpiryJob(ctx: Context): JobDefinition {
   return {
     name: CONTRACT_EXPIRY_QUEUE,
     cron: '* * * * *',
     async handler() {
-      const expired = await expireOverdue({ db: ctx.db });
+      const expired = await expireOverdue(ctx);
       if (expired) ctx.log.info({ expired }, 'contracts expired');
     },
   };

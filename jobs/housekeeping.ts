@@ -1,21 +1,17 @@
 // Hourly: forget idempotency keys past their 24 h, sessions that can no longer be used, and
 // provider events too old to be redelivered.
-import { deleteExpiredKeys } from '../db/repositories/idempotency.ts';
-import { deleteDeadSessions } from '../db/repositories/sessions.ts';
-import { deleteOldProviderEvents } from '../db/repositories/payment-accounts.ts';
+import { housekeep } from '../src/services/housekeeping.ts';
 import type { JobDefinition } from './boss.ts';
-import type { JobContext } from './index.ts';
+import { HOUSEKEEPING_QUEUE } from './queues.ts';
+import type { Context } from '../src/context.ts';
 
-export const HOUSEKEEPING_QUEUE = 'housekeeping';
 
-export function housekeepingJob(ctx: JobContext): JobDefinition {
+export function housekeepingJob(ctx: Context): JobDefinition {
   return {
     name: HOUSEKEEPING_QUEUE,
     cron: '17 * * * *',
     async handler() {
-      await deleteExpiredKeys(ctx.db);
-      await deleteDeadSessions(ctx.db);
-      await deleteOldProviderEvents(ctx.db);
+      await housekeep(ctx);
       ctx.log.info('housekeeping done');
     },
   };

@@ -1,16 +1,14 @@
-// External gig sources (DESIGN §8): one queue, one pg-boss schedule per enabled source (keyed by the
+// External gig sources (docs/architecture.md §8): one queue, one pg-boss schedule per enabled source (keyed by the
 // source's name, on the source's cron), each job syncing the source it names. SOURCES_FILE is read
 // and validated when the server starts; a mistake in it stops the start with a message.
 import { loadSources } from '../src/sources/config.ts';
 import { syncSource } from '../src/sources/sync.ts';
 import type { JobDefinition } from './boss.ts';
-import type { JobContext } from './index.ts';
+import { SOURCE_SYNC_QUEUE, type QueuePayloads } from './queues.ts';
+import type { Context } from '../src/context.ts';
 
-export const SOURCE_SYNC_QUEUE = 'source-sync';
 
-export interface SourceSyncData { source: string }
-
-export function sourceSyncJob(ctx: JobContext): JobDefinition<SourceSyncData> {
+export function sourceSyncJob(ctx: Context): JobDefinition<QueuePayloads[typeof SOURCE_SYNC_QUEUE]> {
   const sources = loadSources(ctx.config.sourcesFile);
   const byName = new Map(sources.map((s) => [s.name, s]));
   return {
@@ -24,7 +22,7 @@ export function sourceSyncJob(ctx: JobContext): JobDefinition<SourceSyncData> {
         return;
       }
       // Failures are logged inside and wait for the next scheduled run rather than a retry now.
-      await syncSource({ db: ctx.db, log: ctx.log }, source);
+      await syncSource(ctx, source);
     },
   };
 }

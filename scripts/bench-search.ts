@@ -14,9 +14,9 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
-import { createUserWithKey } from '../src/accounts.ts';
+import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
-import { searchSql } from '../db/repositories/search.ts';
+import { searchSql } from '../src/search/ranking-sql.ts';
 import { newId } from '../src/ids.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -227,8 +227,8 @@ async function main() {
     database = await openDatabase({ databaseUrl: dbUrl, max: 4 });
     await migrate(database);
     const templates = fs.readFileSync(path.join(ROOT, 'eval/search/gigs.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as EvalGig);
-    const owner = await createUserWithKey(database.db, 'Bench client');
-    const searcher = await createUserWithKey(database.db, 'Bench searcher');
+    const owner = await createUserWithKey({ db: database.db }, 'Bench client');
+    const searcher = await createUserWithKey({ db: database.db }, 'Bench searcher');
 
     const seeded = Date.now();
     const bar = progress('seeding gigs', GIGS);
@@ -253,7 +253,7 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     const headers = { authorization: `Bearer ${searcher.apiKey}` };
     const dialect = new PgDialect();
-    const deps = { db: database.db, embeddings: undefined };
+    const deps = { db: database.db, config: { embeddings: undefined } };
 
     // What any authenticated request costs here (HTTP, the key lookup): the floor under every
     // shape's HTTP time.

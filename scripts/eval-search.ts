@@ -12,18 +12,18 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { gigs } from '../db/schema.ts';
-import { createUser } from '../db/repositories/users.ts';
+import { insertUser } from '../db/repositories/users.ts';
 import { newId } from '../src/ids.ts';
 import { loadConfig, type EmbeddingsSettings } from '../src/config.ts';
-import { searchGigs, type Explainer, type SearchDeps, type SearchRequest } from '../src/search/service.ts';
-import type { RankedRow } from '../db/repositories/search.ts';
+import { searchGigs, type Explainer, type SearchContext, type SearchRequest } from '../src/search/service.ts';
+import type { RankedRow } from '../src/search/ranking-sql.ts';
 import {
   applyFeedback, DEFAULT_WEIGHTS, freshness, fuse, lexicalScore, reciprocalRankFusion, structuredScore,
   type RankingWeights,
 } from '../src/search/scoring.ts';
 import { forgetCorpus, tagVocabulary } from '../src/search/vocabulary.ts';
 import { sql } from 'drizzle-orm';
-import { embedMissingGigs } from '../jobs/embeddings.ts';
+import { embedMissingGigs } from '../src/search/gig-embeddings.ts';
 import type { CompensationType } from '../src/domain/gig.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -71,7 +71,7 @@ async function freshDatabase(): Promise<{ database: Database; drop(): Promise<vo
 
 /** Every gig open, posted `posted_days_ago` before `now`; native ones get a client. Returns id -> key. */
 async function loadGigs(database: Database, list: EvalGig[], now: Date): Promise<Map<string, string>> {
-  const client = await createUser(database.db, { displayName: 'Eval client' });
+  const client = await insertUser(database.db, { id: newId(), displayName: 'Eval client' });
   const keyOf = new Map<string, string>();
   const rows = list.map((g) => {
     const id = newId();
@@ -80,7 +80,7 @@ async function loadGigs(database: Database, list: EvalGig[], now: Date): Promise
     return {
       id, clientUserId: native ? client.id : null, title: g.title, description: g.description, tags: g.tags,
       compensationType: g.compensation_type, rateCents: g.rate_cents, compensationMinCents: g.compensation_min_cents,
-      compensationMaxCents: g.compensation_max_cents, currency: g.currency, status: 'open', source: g.source,
+      compensationMaxCents: g.compensation_max_cents, currency: g.currency, status: 'open' as const, source: g.source,
       externalId: native ? null : g.key, url: g.url, postedAt: new Date(now.getTime() - g.posted_days_ago * 86_400_000),
     };
   });
@@ -190,8 +190,8 @@ async function main() {
     const keyOf = await loadGigs(database, gigList, now);
     await tagVocabulary(database.db, { fresh: true });
     if (embeddings) await embedMissingGigs(database.db, embeddings, 1000);
-    const user = await createUser(database.db, { displayName: 'Eval searcher' });
-    const deps: SearchDeps = { db: database.db, embeddings };
+    const user = await insertUser(database.db, { id: newId(), displayName: 'Eval searcher' });
+    const deps: SearchContext = { db: database.db, config: { embeddings } };
     const semantic = Boolean(embeddings);
     console.log(`eval:search on ${database.kind === 'pglite' ? 'PGlite (in memory)' : 'server Postgres'}: ${gigList.length} gigs, ${queries.length} queries`
       + `, semantic ${semantic ? `on (${embeddings!.model} at ${embeddings!.url}${fake ? ', the local fake' : ''})` : 'off (no EMBEDDINGS_URL)'}`);

@@ -1,11 +1,12 @@
-// buildApp: the one function that wires everything (DESIGN §1). The spec drives the routes.
+// buildApp: the one function that wires the HTTP side: the spec drives the routes, and every
+// handler receives the one context (src/context.ts) built at start.
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import openapiGlue from 'fastify-openapi-glue';
 import scalar from '@scalar/fastify-api-reference';
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from './context.ts';
+import type { Context } from './context.ts';
 import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks } from './http/idempotency.ts';
@@ -21,10 +22,13 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-export type AppOptions = Omit<AppContext, 'log'> & { logger?: boolean | object };
+export interface AppOptions {
+  /** Fastify's logger: its own pino with the context's options by default; false in tests. */
+  logger?: boolean | object;
+}
 
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { config } = options;
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config } = ctx;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
@@ -39,7 +43,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
-  const ctx: AppContext = { ...options, log: app.log };
 
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);

@@ -5,11 +5,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
-import { createUserWithKey } from './accounts.ts';
-import { getApiKey } from '../db/repositories/api-keys.ts';
-import { recordEvent } from '../db/repositories/events.ts';
 import { getUser, listUsers } from '../db/repositories/users.ts';
-import { issueApiKey, presentApiKey, revokeUserApiKey } from './auth/api-keys.ts';
+import { createUserWithKey, issueApiKey, revokeUserApiKey } from './services/api-keys.ts';
 import { acquireDataLock, DataDirLockedError, type DataLock } from './data-lock.ts';
 import { ApiError } from './errors.ts';
 import { UUID_PATTERN } from './ids.ts';
@@ -19,7 +16,7 @@ import { syncSource } from './sources/sync.ts';
 import { describeResult, describeSource, presentResult, presentSource } from './sources/report.ts';
 import { externalGigCounts } from '../db/repositories/external-gigs.ts';
 import { startJobs, type JobSystem } from '../jobs/boss.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from './lifecycle/milestones.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
 
 const USAGE = `gigmarket operator CLI
 
@@ -128,12 +125,7 @@ function prepare(command: string, args: string[], options: Options): Action {
     case 'create-user': {
       const name = displayName(args);
       return async ({ db }) => {
-        const created = await db.transaction(async (tx) => {
-          const made = await createUserWithKey(tx, name);
-          const key = await getApiKey(tx, made.userId, made.apiKeyId);
-          await recordEvent(tx, { type: 'api_key.created', resourceType: 'api_key', resourceId: made.apiKeyId, actorUserId: null, audienceUserIds: [made.userId], data: presentApiKey(key!) });
-          return made;
-        });
+        const created = await createUserWithKey({ db }, name);
         if (options.json) return printJson({ user_id: created.userId, api_key: created.apiKey });
         print(`Created user "${name}" (id ${created.userId}).`);
         print(`API key (shown once, store it now): ${created.apiKey}`);
@@ -163,7 +155,7 @@ function prepare(command: string, args: string[], options: Options): Action {
       if (options.agent !== undefined && !AGENT_PATTERN.test(options.agent)) throw new UsageError('--agent must match ^[A-Za-z0-9_.:-]{1,128}$');
       return async ({ db }) => {
         if (!await getUser(db, id)) throw new Failure(`no user with id ${id}`);
-        const key = await issueApiKey(db, id, { name, hostedAgentId: options.agent ?? null });
+        const key = await issueApiKey({ db }, id, { name, hostedAgentId: options.agent ?? null });
         if (options.json) return printJson({ user_id: id, api_key_id: key.row.id, name: key.row.name, hosted_agent_id: key.row.hostedAgentId, api_key: key.secret });
         print(`Created key "${key.row.name}" (id ${key.row.id}) for user ${id}.`);
         print(`API key (shown once, store it now): ${key.secret}`);
@@ -176,7 +168,7 @@ function prepare(command: string, args: string[], options: Options): Action {
       return async ({ db }) => {
         let row;
         try {
-          row = await revokeUserApiKey(db, uid, kid);
+          row = await revokeUserApiKey({ db }, uid, kid);
         } catch (err) {
           if (err instanceof ApiError) throw new Failure(err.code === 'NOT_FOUND' ? `user ${uid} has no key ${kid}` : err.message);
           throw err;

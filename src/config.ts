@@ -44,7 +44,7 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): numbe
   return Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!;
 }
 
-/** stripe when STRIPE_SECRET_KEY is set, else the local sandbox (DESIGN §7). */
+/** stripe when STRIPE_SECRET_KEY is set, else the local sandbox (docs/architecture.md §7). */
 export interface PaymentsConfig {
   provider: 'stripe' | 'sandbox';
   stripe: StripeSettings | undefined;
@@ -101,7 +101,7 @@ export interface EmbeddingsSettings {
   timeoutMs: number;
 }
 
-/** Semantic search is on when EMBEDDINGS_URL is set (DESIGN §8). */
+/** Semantic search is on when EMBEDDINGS_URL is set (docs/architecture.md §8). */
 function embeddings(env: NodeJS.ProcessEnv): EmbeddingsSettings | undefined {
   const raw = env.EMBEDDINGS_URL;
   if (!raw) return undefined;

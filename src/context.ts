@@ -1,4 +1,7 @@
-// What handlers and jobs depend on: handed down explicitly, never imported as globals.
+// The one context: everything a request handler, a service or a job needs from the running
+// process, built once at start (src/runtime.ts) and handed down explicitly, never imported as a
+// global. A function that needs less says so with `Pick<Context, ...>`, so it can be called with
+// just that (tests, the CLI) and still takes the same object everywhere else.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database, Db } from '../db/client.ts';
@@ -6,10 +9,12 @@ import type { JobSystem } from '../jobs/boss.ts';
 import type { AnyPaymentProvider } from './payments/index.ts';
 import type { ApiKeyCache } from './auth/key-cache.ts';
 
-export interface AppContext {
+export interface Context {
   config: Config;
   database: Database;
+  /** Drizzle over `database`: what services and repositories query through. */
   db: Db;
+  /** pg-boss: services enqueue through jobs/queues.ts; the health check asks it. */
   jobs: JobSystem;
   payments: AnyPaymentProvider;
   log: FastifyBaseLogger;

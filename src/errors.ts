@@ -1,4 +1,4 @@
-// Domain errors carry their API code; the error handler turns them into the envelope (DESIGN §3).
+// Domain errors carry their API code; the error handler turns them into the envelope (docs/architecture.md §3).
 
 export type ErrorCode =
   | 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'INSUFFICIENT_CREDITS' | 'FORBIDDEN' | 'NOT_FOUND'

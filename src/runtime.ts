@@ -6,7 +6,9 @@ import type { Config } from './config.ts';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
-import { startJobs, type JobSystem } from '../jobs/boss.ts';
+import { createJobSystem, type JobSystem } from '../jobs/boss.ts';
+import type { Context } from './context.ts';
+import { loggerOptions } from './http/logging.ts';
 import { allJobs } from '../jobs/index.ts';
 import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
@@ -38,16 +40,19 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
 }
 
 async function start(config: Config, options: RuntimeOptions): Promise<Runtime> {
-  const log = pino({ level: options.logger === false ? 'silent' : config.logLevel });
+  const log = pino(loggerOptions(options.logger === false ? 'silent' : config.logLevel));
   const database = options.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(database);
   const sessionSecret = config.sessionSecret
     ?? await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url'));
   const payments = createPaymentProvider(config, { publicUrl: config.publicUrl, secret: sessionSecret });
-  const jobs = await startJobs(database, log, allJobs({ config, db: database.db, log, payments }));
+  const jobs = createJobSystem(database, log);
   const apiKeys = new ApiKeyCache();
+  // The one context every handler, service and job receives.
+  const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, sessionSecret };
+  await jobs.start(allJobs(ctx));
   const revocations = await apiKeys.listen(database);
-  const app = await buildApp({ config, database, db: database.db, jobs, payments, apiKeys, sessionSecret, logger: options.logger });
+  const app = await buildApp(ctx, { logger: options.logger });
   let closed = false;
   return {
     app,

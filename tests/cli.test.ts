@@ -12,7 +12,7 @@ import { LOCK_FILE } from '../src/data-lock.ts';
 import pino from 'pino';
 import { migrate, openDatabase } from '../db/client.ts';
 import { startJobs, type JobSystem } from '../jobs/boss.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../src/lifecycle/milestones.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
 import { newId } from '../src/ids.ts';
 import { freshServerDatabase } from './helpers/server.ts';
 

@@ -12,11 +12,11 @@ import { specValidation } from './helpers/spec-validator.ts';
 import { pendingContract } from './helpers/lifecycle.ts';
 import { contracts, events } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
-import { expireOverdue } from '../src/lifecycle/contracts.ts';
-import { CONTRACT_EXPIRY_QUEUE } from '../jobs/contract-expiry.ts';
+import { expireOverdue } from '../src/services/contracts.ts';
+import { CONTRACT_EXPIRY_QUEUE } from '../jobs/queues.ts';
 import { loadConfig } from '../src/config.ts';
 import { startRuntime, type Runtime } from '../src/runtime.ts';
-import { createUserWithKey } from '../src/accounts.ts';
+import { createUserWithKey } from '../src/services/api-keys.ts';
 import type { paths } from '../src/generated/api.d.ts';
 import { expectError } from './helpers/expect-error.ts';
 import { killRunningServers, spawnServer, waitUntilHealthy } from './helpers/server-process.ts';
@@ -163,7 +163,7 @@ describe.runIf(process.env.DATABASE_URL)('two server runtimes (own pools, own pg
     runtimes.push(runtime);
     await runtime.app.listen({ port, host: '127.0.0.1' });
     const user = async (name: string) => {
-      const created = await createUserWithKey(runtime.database.db, name);
+      const created = await createUserWithKey({ db: runtime.database.db }, name);
       const api = createClient<paths>({ baseUrl: url, headers: { authorization: `Bearer ${created.apiKey}` } });
       api.use(specValidation);
       return { ...created, api };
@@ -237,7 +237,7 @@ describe.runIf(process.env.DATABASE_URL)('two `node src/server.ts` processes on 
     try {
       // Users as the operator CLI makes them; every request goes to one of the two processes.
       const user = async (url: string, name: string) => {
-        const created = await createUserWithKey(database.db, name);
+        const created = await createUserWithKey({ db: database.db }, name);
         const api = createClient<paths>({ baseUrl: url, headers: { authorization: `Bearer ${created.apiKey}` } });
         api.use(specValidation);
         return { ...created, api };

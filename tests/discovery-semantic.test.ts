@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings.ts';
 import { gigEmbeddings } from '../db/schema.ts';
-import { rowsOf } from '../db/repositories/search.ts';
+import { rowsOf } from '../src/search/ranking-sql.ts';
 
 let server: TestServer;
 let fake: FakeEmbeddings;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { HOUSEKEEPING_QUEUE } from '../jobs/housekeeping.ts';
+import { HOUSEKEEPING_QUEUE } from '../jobs/queues.ts';
 import { idempotencyKeys, providerEvents, sessions } from '../db/schema.ts';
 import { newId } from '../src/ids.ts';
 

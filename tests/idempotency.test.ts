@@ -1,4 +1,4 @@
-// Idempotency-Key on POST, with Stripe's semantics (DESIGN §3), on POST /api/gigs: a retry replays
+// Idempotency-Key on POST, with Stripe's semantics (docs/architecture.md §3), on POST /api/gigs: a retry replays
 // the first response and does nothing again; another request with the key is refused; while the
 // first is running, a retry gets 409; failures of validation are not recorded.
 import { and, count, eq } from 'drizzle-orm';

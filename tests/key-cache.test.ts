@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { openDatabase, type Database } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
-import { revokeUserApiKey } from '../src/auth/api-keys.ts';
+import { revokeUserApiKey } from '../src/services/api-keys.ts';
 import { ApiKeyCache } from '../src/auth/key-cache.ts';
 import { sha256 } from '../src/auth/secrets.ts';
 
@@ -45,7 +45,7 @@ describe('the API-key cache', () => {
     // database, revoking without telling this server's cache: only the notification can.
     const other: Database | undefined = onServer ? await openDatabase({ databaseUrl: server.config.databaseUrl, max: 1 }) : undefined;
     try {
-      await revokeUserApiKey(other?.db ?? server.db, agent.userId, agent.apiKeyId);
+      await revokeUserApiKey({ db: other?.db ?? server.db }, agent.userId, agent.apiKeyId);
     } finally {
       await other?.close();
     }
@@ -73,7 +73,7 @@ describe('the API-key cache', () => {
     expect(cache.size).toBeGreaterThan(0);
     const other = await openDatabase({ databaseUrl: server.config.databaseUrl, max: 1 });
     try {
-      await revokeUserApiKey(other.db, next.userId, next.apiKeyId);
+      await revokeUserApiKey({ db: other.db }, next.userId, next.apiKeyId);
     } finally {
       await other.close();
     }

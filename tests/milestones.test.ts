@@ -1,5 +1,5 @@
 // Funding and releasing milestones, and the delayed payout, over HTTP with the Stripe provider:
-// the real stripe-node SDK against the local fake of Stripe's API (DESIGN §5 milestones, §7).
+// the real stripe-node SDK against the local fake of Stripe's API (docs/architecture.md §5 milestones, §7).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
@@ -8,7 +8,8 @@ import { activeStripeContract, payAtStripe, startStripeServer } from './helpers/
 import { approvedContract, pendingContract, type Milestone } from './helpers/lifecycle.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { milestones as milestonesTable } from '../db/schema.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, payout } from '../src/lifecycle/milestones.ts';
+import { payout } from '../src/services/milestones.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
 import { newId } from '../src/ids.ts';
 import { createStripeProvider } from '../src/payments/stripe.ts';
 import { expectError } from './helpers/expect-error.ts';

@@ -1,4 +1,4 @@
-// The sandbox provider's pages (the default provider, DESIGN §7): the connect_url page completes
+// The sandbox provider's pages (the default provider, docs/architecture.md §7): the connect_url page completes
 // onboarding, the pay page confirms or declines a payment, and the whole lifecycle runs locally.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';

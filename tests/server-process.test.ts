@@ -9,7 +9,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../db/client.ts';
-import { createUserWithKey } from '../src/accounts.ts';
+import { createUserWithKey } from '../src/services/api-keys.ts';
 import { startFakeGithub } from './fakes/github.ts';
 import { CookieJar, SESSION_COOKIE } from './helpers/session.ts';
 import { get, killRunningServers, spawnServer, waitUntilHealthy, type ServerProcess } from './helpers/server-process.ts';
@@ -86,7 +86,7 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
     // A user with a key, made in the same database before the server opens it (as the CLI does).
     const setup = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir });
     await migrate(setup);
-    const { apiKey } = await createUserWithKey(setup.db, 'Process Tester');
+    const { apiKey } = await createUserWithKey({ db: setup.db }, 'Process Tester');
     await setup.close();
 
     const server = await spawnServer(env);
@@ -180,7 +180,7 @@ describe('the server log', () => {
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const setup = await openDatabase({ dataDir });
     await migrate(setup);
-    const { apiKey } = await createUserWithKey(setup.db, 'Log Reader');
+    const { apiKey } = await createUserWithKey({ db: setup.db }, 'Log Reader');
     await setup.close();
     const github = await startFakeGithub();
     cleanups.push(() => github.close().catch(() => {})); // closed by the test itself, unless it failed first

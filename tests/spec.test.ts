@@ -1,5 +1,5 @@
 // The spec's house rules, checked mechanically on every operation of openapi.yaml (the lint
-// checks the general OpenAPI rules; these are ours, from DESIGN §3 and the issue).
+// checks the general OpenAPI rules; these are ours, from docs/architecture.md §3 and the issue).
 import { describe, expect, it } from 'vitest';
 import { listOperations, loadSpec, type OpenApiDocument } from '../src/spec.ts';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // POST /api/stripe/webhook: Stripe's events, signed as Stripe signs them, move contracts and
-// milestones; each event applies once; a bad signature changes nothing (DESIGN §7).
+// milestones; each event applies once; a bad signature changes nothing (docs/architecture.md §7).
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
@@ -11,8 +11,8 @@ import {
 import { approvedContract } from './helpers/lifecycle.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { contracts as contractsTable, milestones as milestonesTable, paymentAccounts, providerEvents } from '../db/schema.ts';
-import { reconcileKyc, KYC_WEBHOOK_GRACE_MS } from '../src/lifecycle/kyc-reconcile.ts';
-import { KYC_RECONCILE_QUEUE } from '../jobs/kyc-reconcile.ts';
+import { reconcileKyc, KYC_WEBHOOK_GRACE_MS } from '../src/services/kyc-reconcile.ts';
+import { KYC_RECONCILE_QUEUE } from '../jobs/queues.ts';
 import { createPaymentProvider } from '../src/payments/index.ts';
 import pino from 'pino';
 

@@ -3,22 +3,13 @@
 import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { apiKeys } from '../schema.ts';
 import type { Db, Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
-import { newApiKey } from '../../src/auth/secrets.ts';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export async function createApiKey(db: Executor, userId: string, input: { name: string; hostedAgentId?: string | null; id?: string }) {
-  const key = newApiKey();
-  const [row] = await db.insert(apiKeys).values({
-    id: input.id ?? newId(),
-    userId,
-    name: input.name,
-    hostedAgentId: input.hostedAgentId ?? null,
-    keyHash: key.hash,
-    keyPrefix: key.displayPrefix,
-  }).returning();
-  return { row: row!, secret: key.secret };
+/** Stores a key; the caller made its id and secret and passes only the secret's hash and display prefix. */
+export async function insertApiKey(db: Executor, userId: string, input: { id: string; name: string; hostedAgentId: string | null; keyHash: string; keyPrefix: string }) {
+  const [row] = await db.insert(apiKeys).values({ ...input, userId }).returning();
+  return row!;
 }
 
 /** The active key with this hash, for authentication. */

@@ -3,13 +3,13 @@
 import { and, desc, eq, getTableColumns, lt, or, type SQL } from 'drizzle-orm';
 import { applications, gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
 import type { ApplicationOrigin, ApplicationStatus } from '../../src/domain/application.ts';
+import type { GigStatus } from '../../src/domain/gig.ts';
 import type { PageQuery } from './gigs.ts';
 
 export type ApplicationRow = typeof applications.$inferSelect;
 /** An application with what the rules need from its gig. */
-export type ApplicationWithGig = ApplicationRow & { clientUserId: string; gigStatus: string };
+export type ApplicationWithGig = ApplicationRow & { clientUserId: string; gigStatus: GigStatus };
 
 const withGig = {
   ...getTableColumns(applications),
@@ -19,6 +19,7 @@ const withGig = {
 };
 
 export interface NewApplication {
+  id: string;
   gigId: string;
   workerUserId: string;
   origin: ApplicationOrigin;
@@ -33,7 +34,7 @@ export interface NewApplication {
  */
 export async function insertApplication(db: Executor, values: NewApplication): Promise<ApplicationRow | undefined> {
   const [row] = await db.insert(applications)
-    .values({ ...values, id: newId() })
+    .values(values)
     .onConflictDoNothing({ target: [applications.gigId, applications.workerUserId] })
     .returning();
   return row;
@@ -74,7 +75,7 @@ export async function setApplicationStatus(db: Executor, id: string, expected: A
 
 export async function getApplicationStatus(db: Executor, id: string): Promise<ApplicationStatus | undefined> {
   const [row] = await db.select({ status: applications.status }).from(applications).where(eq(applications.id, id)).limit(1);
-  return row?.status as ApplicationStatus | undefined;
+  return row?.status;
 }
 
 type ApplicationPage = PageQuery & { status?: ApplicationStatus };

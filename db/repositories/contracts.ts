@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
 import { contracts, milestones } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
+import type { ContractStatus } from '../../src/domain/contract.ts';
 
 export type ContractRow = typeof contracts.$inferSelect;
 export type MilestoneRow = typeof milestones.$inferSelect;
@@ -43,7 +43,7 @@ export async function findContractOnGig(db: Executor, gigId: string, workerUserI
   return row;
 }
 
-export async function listContractsForParty(db: Executor, userId: string, filter: { status?: string; limit: number; beforeId?: string }) {
+export async function listContractsForParty(db: Executor, userId: string, filter: { status?: ContractStatus; limit: number; beforeId?: string }) {
   return db.select().from(contracts).where(and(
     isParty(userId),
     filter.status ? eq(contracts.status, filter.status) : undefined,
@@ -51,8 +51,8 @@ export async function listContractsForParty(db: Executor, userId: string, filter
   )).orderBy(desc(contracts.id)).limit(filter.limit + 1);
 }
 
-export async function insertContract(tx: Executor, values: Omit<typeof contracts.$inferInsert, 'id'>) {
-  const [row] = await tx.insert(contracts).values({ id: newId(), ...values }).returning();
+export async function insertContract(tx: Executor, values: typeof contracts.$inferInsert & { id: string }) {
+  const [row] = await tx.insert(contracts).values(values).returning();
   return row!;
 }
 
@@ -74,11 +74,11 @@ export async function listMilestones(db: Executor, contractIds: string[]): Promi
     .orderBy(asc(milestones.contractId), asc(milestones.position));
 }
 
-export async function replaceMilestones(tx: Executor, contractId: string, currency: string, items: { title: string; amount_cents: number; due_date: string | null }[]) {
+export async function replaceMilestones(tx: Executor, contractId: string, currency: string, items: { id: string; title: string; amount_cents: number; due_date: string | null }[]) {
   await tx.delete(milestones).where(eq(milestones.contractId, contractId));
   if (items.length === 0) return [];
   return tx.insert(milestones).values(items.map((m, i) => ({
-    id: newId(), contractId, position: i + 1, title: m.title, amountCents: m.amount_cents, currency, dueDate: m.due_date, status: 'pending',
+    id: m.id, contractId, position: i + 1, title: m.title, amountCents: m.amount_cents, currency, dueDate: m.due_date, status: 'pending' as const,
   }))).returning();
 }
 

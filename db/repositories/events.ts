@@ -1,12 +1,13 @@
-// The outbox (DESIGN §6): a state change calls recordEvent with the same transaction it writes in.
+// The outbox: a state change records its event with the same transaction it writes in (through
+// src/services/events.ts, which makes the event's id and its audience).
 import { and, arrayContains, desc, eq } from 'drizzle-orm';
 import { events } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
 
 export type EventRow = typeof events.$inferSelect;
 
 export interface NewEvent {
+  id: string;
   /** `resource.action`, e.g. `gig.created`; listed under `webhooks:` in openapi.yaml. */
   type: string;
   resourceType: string;
@@ -19,7 +20,7 @@ export interface NewEvent {
 }
 
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<EventRow> {
-  const [row] = await tx.insert(events).values({ id: newId(), ...event, audienceUserIds: [...new Set(event.audienceUserIds)] }).returning();
+  const [row] = await tx.insert(events).values({ ...event, audienceUserIds: [...new Set(event.audienceUserIds)] }).returning();
   return row!;
 }
 

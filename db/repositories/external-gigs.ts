@@ -1,12 +1,11 @@
-// External gigs (DESIGN §8): rows with source = a configured source's name, no client, keyed by
+// External gigs (docs/architecture.md §8): rows with source = a configured source's name, no client, keyed by
 // (source, external_id). A sync writes a source's whole listing in one transaction: new items are
 // inserted, changed ones updated, ones that left the listing closed (never deleted: a worker may
 // have bookmarked it), and a closed one that comes back reopened.
 import { and, count, eq, inArray, ne, sql } from 'drizzle-orm';
 import { gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
-import type { ExternalGig } from '../../src/sources/mapper.ts';
+import type { CompensationType } from '../../src/domain/gig.ts';
 import type { GigRow } from './gigs.ts';
 
 export interface ApplyCounts {
@@ -29,6 +28,8 @@ export interface ApplyOptions {
   /** Ids still in the listing whose items could not be read this time: left as they are, not closed. */
   keepIds: ReadonlySet<string>;
   now?: Date;
+  /** Makes the id of each gig inserted. */
+  newId: () => string;
 }
 
 /**
@@ -37,6 +38,21 @@ export interface ApplyOptions {
  */
 export async function lockSource(tx: Executor, source: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`gigmarket:source-sync:${source}`}))`);
+}
+
+/** One item of a source's listing, as the connectors map it. */
+export interface ExternalGig {
+  externalId: string;
+  title: string;
+  description: string;
+  tags: string[];
+  compensationType: CompensationType;
+  compensationMinCents: number | null;
+  compensationMaxCents: number | null;
+  currency: string;
+  url: string;
+  /** null when the feed gives no usable date (a new gig then counts from its first sync). */
+  postedAt: Date | null;
 }
 
 type Fields = Pick<GigRow, 'title' | 'description' | 'tags' | 'compensationType' | 'compensationMinCents'
@@ -85,7 +101,7 @@ export async function applyExternalGigs(tx: Executor, source: string, items: Ext
     // A feed without dates: a gig counts from its first sync and keeps that date.
     const fields = fieldsOf(item, item.postedAt ?? row?.postedAt ?? now);
     if (!row) {
-      inserts.push({ ...fields, id: newId(), clientUserId: null, source, externalId: item.externalId, scope: '', rateCents: null, createdAt: now, updatedAt: now });
+      inserts.push({ ...fields, id: options.newId(), clientUserId: null, source, externalId: item.externalId, scope: '', rateCents: null, createdAt: now, updatedAt: now });
       continue;
     }
     if (same(row, fields)) {

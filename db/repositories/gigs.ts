@@ -3,7 +3,6 @@
 import { and, desc, eq, lt, ne, or } from 'drizzle-orm';
 import { applications, gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
 import type { GigStatus } from '../../src/domain/gig.ts';
 
 export type GigRow = typeof gigs.$inferSelect;
@@ -14,8 +13,8 @@ export type GigFields = Partial<Pick<typeof gigs.$inferInsert,
 
 export interface PageQuery { limit: number; beforeId?: string }
 
-export async function insertGig(db: Executor, clientUserId: string, fields: GigFields & { title: string; status: GigStatus }): Promise<GigRow> {
-  const [row] = await db.insert(gigs).values({ ...fields, id: newId(), clientUserId, source: 'native' }).returning();
+export async function insertGig(db: Executor, clientUserId: string, fields: GigFields & { id: string; title: string; status: GigStatus }): Promise<GigRow> {
+  const [row] = await db.insert(gigs).values({ ...fields, clientUserId, source: 'native' }).returning();
   return row!;
 }
 

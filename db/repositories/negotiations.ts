@@ -3,8 +3,7 @@
 import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
 import { applications, gigs, negotiationRounds, negotiations, type ProposedMilestone } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
-import type { PartyRole } from '../../src/domain/negotiation.ts';
+import type { NegotiationStatus, PartyRole } from '../../src/domain/negotiation.ts';
 
 export type NegotiationRow = typeof negotiations.$inferSelect;
 export type RoundRow = typeof negotiationRounds.$inferSelect;
@@ -27,7 +26,7 @@ export async function lockNegotiation(tx: Executor, id: string): Promise<Negotia
   return row;
 }
 
-export async function listNegotiationsForParty(db: Executor, userId: string, filter: { status?: string; gigId?: string; limit: number; beforeId?: string }) {
+export async function listNegotiationsForParty(db: Executor, userId: string, filter: { status?: NegotiationStatus; gigId?: string; limit: number; beforeId?: string }) {
   return db.select().from(negotiations).where(and(
     isParty(userId),
     filter.status ? eq(negotiations.status, filter.status) : undefined,
@@ -36,12 +35,12 @@ export async function listNegotiationsForParty(db: Executor, userId: string, fil
   )).orderBy(desc(negotiations.id)).limit(filter.limit + 1);
 }
 
-export async function insertNegotiation(tx: Executor, input: { gigId: string; clientUserId: string; workerUserId: string }) {
-  const [row] = await tx.insert(negotiations).values({ id: newId(), status: 'open', ...input }).returning();
+export async function insertNegotiation(tx: Executor, input: { id: string; gigId: string; clientUserId: string; workerUserId: string }) {
+  const [row] = await tx.insert(negotiations).values({ status: 'open', ...input }).returning();
   return row!;
 }
 
-export async function setNegotiationStatus(tx: Executor, id: string, status: string, extra: Partial<NegotiationRow> = {}) {
+export async function setNegotiationStatus(tx: Executor, id: string, status: NegotiationStatus, extra: Partial<NegotiationRow> = {}) {
   const [row] = await tx.update(negotiations).set({ ...extra, status, updatedAt: new Date() }).where(eq(negotiations.id, id)).returning();
   return row!;
 }
@@ -62,9 +61,9 @@ export interface RoundTerms {
   notes: string;
 }
 
-export async function insertRound(tx: Executor, negotiationId: string, number: number, proposer: { userId: string; role: PartyRole }, terms: RoundTerms) {
+export async function insertRound(tx: Executor, id: string, negotiationId: string, number: number, proposer: { userId: string; role: PartyRole }, terms: RoundTerms) {
   const [row] = await tx.insert(negotiationRounds).values({
-    id: newId(), negotiationId, number, proposerUserId: proposer.userId, proposerRole: proposer.role, ...terms,
+    id, negotiationId, number, proposerUserId: proposer.userId, proposerRole: proposer.role, ...terms,
   }).returning();
   return row!;
 }

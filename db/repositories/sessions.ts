@@ -2,34 +2,27 @@
 import { and, eq, gt, isNull, lt, or, isNotNull } from 'drizzle-orm';
 import { sessions } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
-import { newSessionToken, sha256 } from '../../src/auth/secrets.ts';
 
-export async function createSession(db: Executor, userId: string, ttlDays: number) {
-  const token = newSessionToken();
-  const [row] = await db.insert(sessions).values({
-    id: newId(),
-    tokenHash: sha256(token),
-    userId,
-    expiresAt: new Date(Date.now() + ttlDays * 86_400_000),
-  }).returning();
-  return { row: row!, token };
+/** Stores a session; the caller made the token and passes only its hash. */
+export async function insertSession(db: Executor, input: { id: string; tokenHash: string; userId: string; expiresAt: Date }) {
+  const [row] = await db.insert(sessions).values(input).returning();
+  return row!;
 }
 
-/** The live session for this cookie token. */
-export async function findLiveSession(db: Executor, token: string) {
+/** The live session whose cookie token hashes to `tokenHash`. */
+export async function findLiveSession(db: Executor, tokenHash: string) {
   const [row] = await db.select().from(sessions).where(and(
-    eq(sessions.tokenHash, sha256(token)),
+    eq(sessions.tokenHash, tokenHash),
     isNull(sessions.revokedAt),
     gt(sessions.expiresAt, new Date()),
   )).limit(1);
   return row;
 }
 
-/** Signs out the session this cookie token belongs to; returns it, or undefined if none was live. */
-export async function revokeSessionByToken(db: Executor, token: string) {
+/** Signs out the session whose token hashes to `tokenHash`; returns it, or undefined if none was live. */
+export async function revokeSessionByTokenHash(db: Executor, tokenHash: string) {
   const [row] = await db.update(sessions).set({ revokedAt: new Date() })
-    .where(and(eq(sessions.tokenHash, sha256(token)), isNull(sessions.revokedAt)))
+    .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt)))
     .returning();
   return row;
 }

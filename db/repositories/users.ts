@@ -2,13 +2,12 @@
 import { asc, desc, eq, lt } from 'drizzle-orm';
 import { users, vouches } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import { newId } from '../../src/ids.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
-export async function createUser(db: Executor, input: { displayName: string; githubId?: number; githubLogin?: string }) {
+export async function insertUser(db: Executor, input: { id: string; displayName: string; githubId?: number; githubLogin?: string }) {
   const [row] = await db.insert(users).values({
-    id: newId(),
+    id: input.id,
     displayName: input.displayName,
     githubId: input.githubId ?? null,
     githubLogin: input.githubLogin ?? null,
@@ -25,9 +24,9 @@ export async function getUser(db: Executor, id: string): Promise<UserRow | undef
  * The user linked to this GitHub account, created on first sign-in. The login is refreshed on
  * every sign-in (GitHub logins can be renamed; the numeric id cannot).
  */
-export async function upsertGithubUser(db: Executor, github: { id: number; login: string; name: string | null }) {
+export async function upsertGithubUser(db: Executor, newUserId: string, github: { id: number; login: string; name: string | null }) {
   const [row] = await db.insert(users).values({
-    id: newId(),
+    id: newUserId,
     displayName: github.name || github.login,
     githubId: github.id,
     githubLogin: github.login,

@@ -1,7 +1,10 @@
-// Negotiations, contracts, milestones and payment accounts: the lifecycle of DESIGN §5 and §7.
+// Negotiations, contracts, milestones and payment accounts: the lifecycle of docs/architecture.md §5 and §7.
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { at, createdAt, updatedAt } from './columns.ts';
+import { at, createdAt, oneOf, updatedAt } from './columns.ts';
+import { NEGOTIATION_STATUSES, PARTY_ROLES } from '../../src/domain/negotiation.ts';
+import { CONTRACT_STATUSES } from '../../src/domain/contract.ts';
+import { MILESTONE_STATUSES } from '../../src/domain/milestone.ts';
 import { users } from './identity.ts';
 import { gigs } from './gigs.ts';
 
@@ -14,7 +17,7 @@ export const negotiations = pgTable('negotiations', {
   gigId: uuid('gig_id').notNull().references(() => gigs.id, { onDelete: 'restrict' }),
   clientUserId: uuid('client_user_id').notNull().references(() => users.id),
   workerUserId: uuid('worker_user_id').notNull().references(() => users.id),
-  status: text('status').notNull(),
+  status: text('status', { enum: NEGOTIATION_STATUSES }).notNull(),
   clientContactSharedAt: at('client_contact_shared_at'),
   workerContactSharedAt: at('worker_contact_shared_at'),
   agreedAt: at('agreed_at'),
@@ -27,7 +30,7 @@ export const negotiations = pgTable('negotiations', {
   index('negotiations_worker_idx').on(t.workerUserId, t.id),
   // One open negotiation per (gig, worker); once agreed or cancelled, a new one may start.
   uniqueIndex('negotiations_open_key').on(t.gigId, t.workerUserId).where(sql`status = 'open'`),
-  check('negotiations_status_check', sql`${t.status} in ('open', 'agreed', 'cancelled')`),
+  check('negotiations_status_check', oneOf(t.status, NEGOTIATION_STATUSES)),
 ]);
 
 /** A milestone as a round proposes it (stored inside the round). */
@@ -43,7 +46,7 @@ export const negotiationRounds = pgTable('negotiation_rounds', {
   negotiationId: uuid('negotiation_id').notNull().references(() => negotiations.id, { onDelete: 'cascade' }),
   number: integer('number').notNull(),
   proposerUserId: uuid('proposer_user_id').notNull().references(() => users.id),
-  proposerRole: text('proposer_role').notNull(),
+  proposerRole: text('proposer_role', { enum: PARTY_ROLES }).notNull(),
   rateCents: integer('rate_cents'),
   hoursPerWeek: integer('hours_per_week'),
   startDate: date('start_date', { mode: 'string' }),
@@ -54,7 +57,7 @@ export const negotiationRounds = pgTable('negotiation_rounds', {
   createdAt: createdAt(),
 }, (t) => [
   uniqueIndex('negotiation_rounds_number_key').on(t.negotiationId, t.number),
-  check('negotiation_rounds_role_check', sql`${t.proposerRole} in ('client', 'worker')`),
+  check('negotiation_rounds_role_check', oneOf(t.proposerRole, PARTY_ROLES)),
   check('negotiation_rounds_payout_delay_check', sql`${t.payoutDelayDays} is null or ${t.payoutDelayDays} between 3 and 10`),
 ]);
 
@@ -65,7 +68,7 @@ export const contracts = pgTable('contracts', {
   gigId: uuid('gig_id').notNull().references(() => gigs.id),
   clientUserId: uuid('client_user_id').notNull().references(() => users.id),
   workerUserId: uuid('worker_user_id').notNull().references(() => users.id),
-  status: text('status').notNull(),
+  status: text('status', { enum: CONTRACT_STATUSES }).notNull(),
   /** The round whose terms this contract holds. */
   roundId: uuid('round_id').notNull().references(() => negotiationRounds.id),
   rateCents: integer('rate_cents'),
@@ -90,7 +93,7 @@ export const contracts = pgTable('contracts', {
   index('contracts_worker_idx').on(t.workerUserId, t.id),
   // The expiry job's scan: only contracts still waiting for approval.
   index('contracts_approval_deadline_idx').on(t.approvalDeadline).where(sql`status = 'pending_owner_approval'`),
-  check('contracts_status_check', sql`${t.status} in ('pending_owner_approval', 'pending_freelancer_kyc', 'active', 'completed', 'disputed', 'cancelled', 'expired', 'negotiation')`),
+  check('contracts_status_check', oneOf(t.status, CONTRACT_STATUSES)),
 ]);
 
 export const milestones = pgTable('milestones', {
@@ -101,7 +104,7 @@ export const milestones = pgTable('milestones', {
   amountCents: integer('amount_cents').notNull(),
   currency: text('currency').notNull(),
   dueDate: date('due_date', { mode: 'string' }),
-  status: text('status').notNull(),
+  status: text('status', { enum: MILESTONE_STATUSES }).notNull(),
   paymentId: text('payment_id'),
   /** Kept so that a repeated fund returns the same secret without a second payment. */
   clientSecret: text('client_secret'),
@@ -115,7 +118,7 @@ export const milestones = pgTable('milestones', {
 }, (t) => [
   uniqueIndex('milestones_position_key').on(t.contractId, t.position),
   uniqueIndex('milestones_payment_id_key').on(t.paymentId),
-  check('milestones_status_check', sql`${t.status} in ('pending', 'funding', 'funded', 'released', 'paid')`),
+  check('milestones_status_check', oneOf(t.status, MILESTONE_STATUSES)),
   check('milestones_amount_check', sql`${t.amountCents} >= 0`),
 ]);
 

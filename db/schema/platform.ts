@@ -6,7 +6,7 @@ import {
 import { createdAt } from './columns.ts';
 import { users } from './identity.ts';
 
-/** The outbox: every state change writes one row here in the same transaction (DESIGN §6). */
+/** The outbox: every state change writes one row here in the same transaction (docs/architecture.md §6). */
 export const events = pgTable('events', {
   id: uuid('id').primaryKey(),
   type: text('type').notNull(),

@@ -1,4 +1,4 @@
-// Discovery (DESIGN §8): users' feedback on gigs, gig embeddings and the query-embedding cache.
+// Discovery (docs/architecture.md §8): users' feedback on gigs, gig embeddings and the query-embedding cache.
 //
 // The gigs table itself carries what lexical search and the filters need, added by the
 // hand-written migration `0003_search_gigs_indexes.sql` (drizzle-kit cannot express it): the
@@ -8,7 +8,8 @@
 // never carry it.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, primaryKey, real, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt } from './columns.ts';
+import { createdAt, oneOf, updatedAt } from './columns.ts';
+import { FEEDBACK_SIGNALS } from '../../src/domain/feedback.ts';
 import { users } from './identity.ts';
 import { gigs } from './gigs.ts';
 
@@ -19,14 +20,14 @@ import { gigs } from './gigs.ts';
 export const discoveryFeedback = pgTable('discovery_feedback', {
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   gigId: uuid('gig_id').notNull().references(() => gigs.id, { onDelete: 'cascade' }),
-  signal: text('signal').notNull(),
+  signal: text('signal', { enum: FEEDBACK_SIGNALS }).notNull(),
   context: text('context'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [
   primaryKey({ columns: [t.userId, t.gigId] }),
   index('discovery_feedback_gig_idx').on(t.gigId),
-  check('discovery_feedback_signal_check', sql`${t.signal} in ('up', 'down', 'hide')`),
+  check('discovery_feedback_signal_check', oneOf(t.signal, FEEDBACK_SIGNALS)),
   check('discovery_feedback_context_check', sql`${t.context} is null or ${t.context} in ('search', 'recommendation')`),
 ]);
 

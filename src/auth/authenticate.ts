@@ -64,7 +64,7 @@ async function principalFromSession(db: Db, request: FastifyRequest, cookieName:
   if (!raw) return undefined;
   const unsigned = request.unsignCookie(raw);
   if (!unsigned.valid || !unsigned.value) throw unauthenticated('the session cookie is invalid');
-  const session = await findLiveSession(db, unsigned.value);
+  const session = await findLiveSession(db, sha256(unsigned.value));
   if (!session) throw unauthenticated('the session has expired or was signed out');
   return { kind: 'session', userId: session.userId, sessionId: session.id };
 }

@@ -1,16 +1,17 @@
 // Browser routes outside the JSON API (not in openapi.yaml: they are pages and redirects for
 // people): GitHub sign-in, the local dev sign-in, sign-out and the owner dashboard at `/`.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { Context } from '../context.ts';
 import { devSignInEnabled } from '../config.ts';
-import { revokeSessionByToken } from '../../db/repositories/sessions.ts';
+import { revokeSessionByTokenHash } from '../../db/repositories/sessions.ts';
+import { sha256 } from './secrets.ts';
 import { registerGithubSignIn } from './github.ts';
 import { registerDevSignIn } from './dev-sign-in.ts';
 import { registerDashboard } from './dashboard.ts';
 import { registerPaymentPages } from '../payments/pages.ts';
 import { assertSameOrigin, clearSessionCookie, sessionToken } from './session-cookie.ts';
 
-export async function registerBrowserRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerBrowserRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
   // Encapsulated: the form parser below serves these routes only, never the JSON API.
   await app.register(async (browser) => {
     // HTML forms post application/x-www-form-urlencoded, which Fastify does not parse by default.
@@ -27,7 +28,7 @@ export async function registerBrowserRoutes(app: FastifyInstance, ctx: AppContex
     browser.post('/auth/logout', async (request, reply) => {
       assertSameOrigin(request, ctx.config.publicUrl);
       const token = sessionToken(ctx.config, request);
-      if (token) await revokeSessionByToken(ctx.db, token);
+      if (token) await revokeSessionByTokenHash(ctx.db, sha256(token));
       clearSessionCookie(ctx.config, reply);
       return reply.redirect('/', 303);
     });

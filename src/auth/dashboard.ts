@@ -2,7 +2,7 @@
 // (create with the secret shown once, revoke, rotate) and sign-out. The page calls the JSON API
 // with same-origin fetch, so it follows exactly the rules agents see.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { Context } from '../context.ts';
 import { devSignInEnabled } from '../config.ts';
 import { getUser, type UserRow } from '../../db/repositories/users.ts';
 import { escapeHtml, sendPage } from './html.ts';
@@ -10,7 +10,7 @@ import { currentSession } from './session-cookie.ts';
 import { GITHUB_START_PATH } from './github.ts';
 import { DEV_SIGN_IN_PATH } from './dev-sign-in.ts';
 
-function signedOut(ctx: AppContext): string {
+function signedOut(ctx: Context): string {
   const ways: string[] = [];
   if (ctx.config.github) ways.push(`<p><a href="${GITHUB_START_PATH}">Sign in with GitHub</a></p>`);
   if (devSignInEnabled(ctx.config)) ways.push(`<p><a href="${DEV_SIGN_IN_PATH}">Dev sign-in</a> <span class="muted">(local use: no GitHub OAuth client is configured)</span></p>`);
@@ -113,7 +113,7 @@ $('create').addEventListener('submit', async (event) => {
 load().catch(showError);
 `;
 
-export async function registerDashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerDashboard(app: FastifyInstance, ctx: Context): Promise<void> {
   app.get('/', async (request, reply) => {
     const session = await currentSession(ctx, request);
     const user = session ? await getUser(ctx.db, session.userId) : undefined;

@@ -1,9 +1,10 @@
-// The dev sign-in (DESIGN §4): only when no GitHub OAuth client is configured and NODE_ENV is not
+// The dev sign-in (docs/architecture.md §4): only when no GitHub OAuth client is configured and NODE_ENV is not
 // production (devSignInEnabled). Anyone who can reach the server can become any user here, which
 // is the point on a laptop and why it never exists anywhere else.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { createUser, getUser, listUsers } from '../../db/repositories/users.ts';
+import type { Context } from '../context.ts';
+import { getUser, insertUser, listUsers } from '../../db/repositories/users.ts';
+import { newId } from '../ids.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { escapeHtml, sendPage } from './html.ts';
 import { assertSameOrigin, startSession } from './session-cookie.ts';
@@ -21,7 +22,7 @@ const bodySchema = {
   },
 };
 
-async function signInPage(ctx: AppContext, reply: FastifyReply) {
+async function signInPage(ctx: Context, reply: FastifyReply) {
   const users = await listUsers(ctx.db, { limit: 20 });
   const existing = users.map((u) => `
     <li><form class="inline" method="post" action="${DEV_SIGN_IN_PATH}">
@@ -43,7 +44,7 @@ ${existing ? `<ul>${existing}</ul>` : '<p class="muted">No users yet (the CLI ma
 <p><a href="/">Back</a></p>`);
 }
 
-export async function registerDevSignIn(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerDevSignIn(app: FastifyInstance, ctx: Context): Promise<void> {
   app.get(DEV_SIGN_IN_PATH, async (_request, reply) => signInPage(ctx, reply));
 
   app.post(DEV_SIGN_IN_PATH, { schema: { body: bodySchema } }, async (request: FastifyRequest<{ Body: DevSignInBody }>, reply) => {
@@ -58,7 +59,7 @@ export async function registerDevSignIn(app: FastifyInstance, ctx: AppContext): 
       if (!user) throw notFound('user');
       id = user.id;
     } else {
-      id = (await createUser(ctx.db, { displayName: displayName!.trim() })).id;
+      id = (await insertUser(ctx.db, { id: newId(), displayName: displayName!.trim() })).id;
     }
     await startSession(ctx, reply, id);
     return reply.redirect('/', 303);

@@ -1,9 +1,10 @@
-// Sign-in with GitHub (DESIGN §4) through @fastify/oauth2. The authorize, token and API URLs come
+// Sign-in with GitHub (docs/architecture.md §4) through @fastify/oauth2. The authorize, token and API URLs come
 // from the config, so tests run the whole flow against a local fake GitHub (tests/fakes/github.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import oauth2, { type OAuth2Namespace, type OAuth2Token } from '@fastify/oauth2';
-import type { AppContext } from '../context.ts';
+import type { Context } from '../context.ts';
 import { upsertGithubUser } from '../../db/repositories/users.ts';
+import { newId } from '../ids.ts';
 import { ApiError, forbidden, unauthenticated, validationFailed } from '../errors.ts';
 import { startSession } from './session-cookie.ts';
 
@@ -30,7 +31,7 @@ async function fetchGithubUser(apiUrl: string, accessToken: string): Promise<Git
   return { id: body.id, login: body.login, name: typeof body.name === 'string' && body.name.trim() ? body.name.trim() : null };
 }
 
-export async function registerGithubSignIn(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerGithubSignIn(app: FastifyInstance, ctx: Context): Promise<void> {
   const github = ctx.config.github;
   if (!github) return;
   const production = ctx.config.nodeEnv === 'production';
@@ -82,7 +83,7 @@ export async function registerGithubSignIn(app: FastifyInstance, ctx: AppContext
     }
 
     const githubUser = await fetchGithubUser(github.apiUrl, granted.access_token);
-    const user = await upsertGithubUser(ctx.db, githubUser);
+    const user = await upsertGithubUser(ctx.db, newId(), githubUser);
     if (!user) throw new ApiError('INTERNAL', 'could not create the user');
     await startSession(ctx, reply, user.id);
     request.log.info({ userId: user.id, githubLogin: githubUser.login }, 'signed in with GitHub');

@@ -1,9 +1,11 @@
-// Application rules (DESIGN §5): the lifecycle as a transition table and who may act.
+// Application rules (docs/architecture.md §5): the lifecycle as a transition table and who may act.
 import type { TransitionTable } from './state-machine.ts';
 
-export type ApplicationStatus = 'submitted' | 'shortlisted' | 'rejected' | 'withdrawn';
+export const APPLICATION_STATUSES = ['submitted', 'shortlisted', 'rejected', 'withdrawn'] as const;
+export type ApplicationStatus = (typeof APPLICATION_STATUSES)[number];
 export type ApplicationAction = 'shortlist' | 'reject' | 'withdraw';
-export type ApplicationOrigin = 'application' | 'invitation';
+export const APPLICATION_ORIGINS = ['application', 'invitation'] as const;
+export type ApplicationOrigin = (typeof APPLICATION_ORIGINS)[number];
 
 export const applicationTransitions: TransitionTable<ApplicationStatus, ApplicationAction> = [
   { action: 'shortlist', from: ['submitted'], to: 'shortlisted', event: 'application.shortlisted' },

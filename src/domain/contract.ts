@@ -1,4 +1,4 @@
-// The contract lifecycle of DESIGN §5, as data. Handlers and jobs apply it through `transition`.
+// The contract lifecycle of docs/architecture.md §5, as data. Handlers and jobs apply it through `transition`.
 import type { TransitionTable } from './state-machine.ts';
 
 export const CONTRACT_STATUSES = [

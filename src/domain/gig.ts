@@ -1,11 +1,13 @@
-// Gig rules (DESIGN §5): the lifecycle as a transition table, who may see and change a gig, and
+// Gig rules (docs/architecture.md §5): the lifecycle as a transition table, who may see and change a gig, and
 // how input is normalized. Pure: no database here.
 import { ApiError, forbidden, validationFailed } from '../errors.ts';
 import { transition, type Transition, type TransitionTable } from './state-machine.ts';
 
-export type GigStatus = 'draft' | 'open' | 'paused' | 'closed';
+export const GIG_STATUSES = ['draft', 'open', 'paused', 'closed'] as const;
+export type GigStatus = (typeof GIG_STATUSES)[number];
 export type GigAction = 'publish' | 'pause' | 'resume' | 'close';
-export type CompensationType = 'fixed' | 'hourly' | 'bounty' | 'unknown';
+export const COMPENSATION_TYPES = ['fixed', 'hourly', 'bounty', 'unknown'] as const;
+export type CompensationType = (typeof COMPENSATION_TYPES)[number];
 
 export const gigTransitions: TransitionTable<GigStatus, GigAction> = [
   { action: 'publish', from: ['draft'], to: 'open', event: 'gig.published' },

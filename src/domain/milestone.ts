@@ -1,7 +1,8 @@
-// Milestones (DESIGN §5): pending -> funding -> funded -> released -> paid.
+// Milestones (docs/architecture.md §5): pending -> funding -> funded -> released -> paid.
 import type { TransitionTable } from './state-machine.ts';
 
-export type MilestoneStatus = 'pending' | 'funding' | 'funded' | 'released' | 'paid';
+export const MILESTONE_STATUSES = ['pending', 'funding', 'funded', 'released', 'paid'] as const;
+export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
 export type MilestoneAction = 'fund' | 'fund_free' | 'confirm_payment' | 'payment_failed' | 'release' | 'pay' | 'payout_failed';
 
 export const milestoneTransitions: TransitionTable<MilestoneStatus, MilestoneAction> = [

@@ -1,12 +1,13 @@
 // State machines as data: each aggregate declares its transitions; one function applies them.
 import { ApiError } from '../errors.ts';
+import type { EventType } from './events.ts';
 
 export interface Transition<S extends string, A extends string> {
   action: A;
   from: readonly S[];
   to: S;
   /** The event type written to the outbox when this transition happens. */
-  event: string;
+  event: EventType;
 }
 
 export type TransitionTable<S extends string, A extends string> = readonly Transition<S, A>[];

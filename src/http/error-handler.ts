@@ -1,5 +1,5 @@
 // One error handler for everything, Fastify's own errors included: the envelope, a precise code,
-// and never an internal detail on a 5xx (DESIGN §3).
+// and never an internal detail on a 5xx (docs/architecture.md §3).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelope, type ErrorCode, type Issue } from '../errors.ts';
 import { issuesFromAjv } from './validation.ts';

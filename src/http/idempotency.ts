@@ -1,4 +1,4 @@
-// Idempotency-Key on every POST, with Stripe's semantics (DESIGN §3): the same key, caller, route
+// Idempotency-Key on every POST, with Stripe's semantics (docs/architecture.md §3): the same key, caller, route
 // and body within 24 h replays the first response; another body gets 422; a request still
 // running gets 409. Validation and authentication failures are not recorded; 5xx are forgotten.
 import { createHash } from 'node:crypto';

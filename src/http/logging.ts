@@ -1,4 +1,4 @@
-// The server's pino options: no credential ever reaches a log line (DESIGN §3).
+// The server's pino options: no credential ever reaches a log line (docs/architecture.md §3).
 import type { FastifyRequest } from 'fastify';
 
 /**

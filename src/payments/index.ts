@@ -1,4 +1,4 @@
-// Picks the payment provider from the settings (DESIGN §7): stripe when STRIPE_SECRET_KEY is set,
+// Picks the payment provider from the settings (docs/architecture.md §7): stripe when STRIPE_SECRET_KEY is set,
 // else the sandbox. Narrow on `provider.name === 'sandbox'` to reach the sandbox pages' helpers.
 import type { Config } from '../config.ts';
 import { createSandboxProvider, type SandboxPaymentProvider } from './sandbox.ts';

@@ -1,12 +1,12 @@
 // Pages for people around the payment provider: where onboarding returns to, and — with the
 // sandbox provider — the pages that stand in for Stripe's hosted onboarding and payment, so the
 // whole lifecycle runs on a laptop. The sandbox pages produce the same ProviderEvent a Stripe
-// webhook does and apply it through the same path (src/lifecycle/provider-events.ts).
+// webhook does and apply it through the same path (src/services/provider-events.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { Context } from '../context.ts';
 import { escapeHtml, sendPage } from '../auth/html.ts';
 import { findMilestoneByPayment } from '../../db/repositories/contracts.ts';
-import { applyProviderEvent } from '../lifecycle/provider-events.ts';
+import { applyProviderEvent } from '../services/provider-events.ts';
 import { ApiError } from '../errors.ts';
 import type { SandboxPaymentProvider } from './sandbox.ts';
 
@@ -33,7 +33,7 @@ function checked<T>(request: FastifyRequest, reply: FastifyReply, title: string,
   }
 }
 
-export async function registerPaymentPages(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerPaymentPages(app: FastifyInstance, ctx: Context): Promise<void> {
   app.get('/connect/return', async (_request, reply) =>
     message(reply, 'Onboarding submitted', 'Thank you. Once the payment provider has verified your identity, the contract becomes active; you can close this tab.'));
 
@@ -72,7 +72,7 @@ With Stripe, this would be Stripe's hosted onboarding for account <code>${escape
     const token = field(request.body, 'token') || field(request.query, 'token');
     const event = checked(request, reply, 'Invalid onboarding link', () => sandbox.completeOnboarding({ accountId, returnUrl, token }));
     if (!event) return reply;
-    const outcome = await applyProviderEvent(ctx.db, sandbox.name, event);
+    const outcome = await applyProviderEvent(ctx, event);
     if (wantsJson(request)) return { outcome, account_id: accountId, verified: true };
     return reply.redirect(returnUrl, 303);
   });
@@ -103,7 +103,7 @@ payment provider: nothing real is charged. With Stripe, the client confirms the 
       paymentId, clientSecret: field(request.body, 'client_secret'), amountCents: milestone.amountCents, currency: milestone.currency, outcome,
     }));
     if (!event) return reply;
-    const applied = await applyProviderEvent(ctx.db, sandbox.name, event);
+    const applied = await applyProviderEvent(ctx, event);
     if (wantsJson(request)) return { outcome: applied, payment: outcome };
     return message(reply, outcome === 'succeeded' ? 'Payment confirmed' : 'Payment declined',
       outcome === 'succeeded' ? 'The milestone is funded. You can close this tab.' : 'The payment was declined; try again with the same link.');

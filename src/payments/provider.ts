@@ -1,4 +1,4 @@
-// The one payments interface the contract lifecycle talks to (DESIGN §7); stripe.ts and sandbox.ts
+// The one payments interface the contract lifecycle talks to (docs/architecture.md §7); stripe.ts and sandbox.ts
 // implement it. Every id the lifecycle passes in (user, milestone) becomes the provider's
 // idempotency key, so a repeated or concurrent call returns the first result and never pays twice.
 import { ApiError } from '../errors.ts';

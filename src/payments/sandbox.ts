@@ -1,4 +1,4 @@
-// The sandbox provider, the default (DESIGN §7): the whole lifecycle runs on a laptop with no
+// The sandbox provider, the default (docs/architecture.md §7): the whole lifecycle runs on a laptop with no
 // Stripe account. It keeps no state, so any number of server instances agree: every id, link token
 // and client secret is derived from our own ids with an HMAC under the secret passed in.
 //

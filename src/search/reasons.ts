@@ -1,4 +1,4 @@
-// Match reasons: why a gig is where it is, as sentences a person can read (DESIGN §8):
+// Match reasons: why a gig is where it is, as sentences a person can read (docs/architecture.md §8):
 // `title matches "rust"`, `2 of 3 requested skills: rust, wasm`, `pays at least $80/h`,
 // `posted 2 days ago`, `similar in meaning (0.82)`. Pure.
 import type { FeedbackSignal } from './scoring.ts';

@@ -1,4 +1,4 @@
-// Recommendations (DESIGN §8): gigs for the calling worker, from their profile skills and history
+// Recommendations (docs/architecture.md §8): gigs for the calling worker, from their profile skills and history
 // (gigs they applied to, negotiated or marked relevant); workers for a client's gig, from skills
 // and vouches, and reviews once they exist. There is no labelled set for these, so the weights
 // are a judgment: skills first, then history or trust, freshness last.
@@ -6,14 +6,13 @@ import type { Db } from '../../db/client.ts';
 import { getUser } from '../../db/repositories/users.ts';
 import {
   historyTags, recommendGigRows, recommendWorkerRows, type RecommendedGigRow, type RecommendedWorkerRow,
-} from '../../db/repositories/recommendations.ts';
+} from './recommendations-sql.ts';
+import type { GigRecommendationWeights, WorkerRecommendationWeights } from './scoring.ts';
 import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
 import { ageReason, feedbackReason } from './reasons.ts';
 import { skillForms } from './skills.ts';
 import { snippet } from './service.ts';
 
-export interface GigRecommendationWeights { profile: number; history: number; freshness: number; freshnessHalfLifeDays: number }
-export interface WorkerRecommendationWeights { skills: number; vouches: number; vouchesHalfPoint: number }
 
 export const GIG_RECOMMENDATION_WEIGHTS: GigRecommendationWeights = { profile: 0.6, history: 0.25, freshness: 0.15, freshnessHalfLifeDays: 30 };
 /** vouches n count as n / (n + vouchesHalfPoint): 3 vouches are half of what vouches can add. */

@@ -1,5 +1,5 @@
-// Scores: every component in [0,1] and how they fuse (DESIGN §8). Pure functions; the search SQL
-// (db/repositories/search.ts) computes the same formulas so that Postgres can order and page by
+// Scores: every component in [0,1] and how they fuse (docs/architecture.md §8). Pure functions; the search SQL
+// (ranking-sql.ts beside this file) computes the same formulas so that Postgres can order and page by
 // them, and a test checks that the two agree. The weights were chosen by `npm run eval:search`
 // (docs/search.md).
 
@@ -41,7 +41,8 @@ export const FIELD_WEIGHTS = [0.1, 0.2, 0.4, 1.0] as const;
 /** How feedback moves a score: `up` closes part of the gap to 1, `down` halves it. */
 export const FEEDBACK_EFFECT = { upLift: 0.3, downFactor: 0.5 } as const;
 
-export type FeedbackSignal = 'up' | 'down' | 'hide';
+export type { FeedbackSignal } from '../domain/feedback.ts';
+import type { FeedbackSignal } from '../domain/feedback.ts';
 
 export function lexicalScore(rank: number, w: RankingWeights): number {
   return rank > 0 ? rank / (rank + w.lexicalSaturation) : 0;
@@ -118,3 +119,8 @@ export function reciprocalRankFusion(rankings: string[][], k = 60): Map<string, 
   for (const [id, s] of scores) scores.set(id, s / best);
   return scores;
 }
+
+/** How a gig recommendation weighs the worker's profile, their history and freshness. */
+export interface GigRecommendationWeights { profile: number; history: number; freshness: number; freshnessHalfLifeDays: number }
+/** How a worker recommendation weighs skills covered and vouches. */
+export interface WorkerRecommendationWeights { skills: number; vouches: number; vouchesHalfPoint: number }

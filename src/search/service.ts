@@ -1,13 +1,11 @@
-// Discovery search (DESIGN §8): reads the request into a plan (filters, text, skills, semantic
+// Discovery search (docs/architecture.md §8): reads the request into a plan (filters, text, skills, semantic
 // input), lets the repository rank it in SQL, and explains every result. The API and the
 // evaluation script (scripts/eval-search.ts) both call searchGigs.
-import type { Db } from '../../db/client.ts';
-import type { EmbeddingsSettings } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { Context } from '../context.ts';
 import type { CompensationType } from '../domain/gig.ts';
-import {
-  cacheQueryEmbedding, cachedQueryEmbedding, searchGigRowsWithNeighbours,
-  type RankedRow, type SearchPlan, type SemanticInput,
-} from '../../db/repositories/search.ts';
+import { cacheQueryEmbedding, cachedQueryEmbedding } from '../../db/repositories/search.ts';
+import { searchGigRowsWithNeighbours, type RankedRow, type SearchPlan, type SemanticInput } from './ranking-sql.ts';
 import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
 import { embed, EmbeddingsError, queryKey } from './embeddings.ts';
 import { parseText, withoutCommonWords } from './query.ts';
@@ -20,10 +18,8 @@ import {
 import { canonicalSkill, skillForms } from './skills.ts';
 import { commonness, tagVocabulary, usesPgvector } from './vocabulary.ts';
 
-export interface SearchDeps {
-  db: Db;
-  embeddings: EmbeddingsSettings | undefined;
-}
+/** What a search needs of the context: the database, and the embeddings endpoint if one is configured. */
+export type SearchContext = Pick<Context, 'db'> & { config: Pick<Config, 'embeddings'> };
 
 export interface SearchRequest {
   q?: string;
@@ -76,13 +72,13 @@ export function normalizeList(items: readonly string[] | undefined, lower = true
 }
 
 /** The query's embedding (cached by model and text), or why semantic ranking is off. */
-export async function querySemantic(deps: SearchDeps, q: string | null): Promise<{ input: SemanticInput | null; status: SemanticStatus }> {
-  const settings = deps.embeddings;
+export async function querySemantic(ctx: SearchContext, q: string | null): Promise<{ input: SemanticInput | null; status: SemanticStatus }> {
+  const settings = ctx.config.embeddings;
   if (!settings) return { input: null, status: { used: false, reason: 'no embeddings endpoint configured', model: null } };
   const off = (reason: string) => ({ input: null, status: { used: false, reason, model: settings.model } });
   if (!q) return off('no text query to compare');
   const key = queryKey(q);
-  let vector = await cachedQueryEmbedding(deps.db, settings.model, key);
+  let vector = await cachedQueryEmbedding(ctx.db, settings.model, key);
   if (!vector) {
     try {
       [vector] = await embed(settings, [q]);
@@ -90,10 +86,10 @@ export async function querySemantic(deps: SearchDeps, q: string | null): Promise
       if (err instanceof EmbeddingsError) return off(`the embeddings endpoint failed (${err.message}); ranked without it`);
       throw err;
     }
-    await cacheQueryEmbedding(deps.db, settings.model, key, vector!);
+    await cacheQueryEmbedding(ctx.db, settings.model, key, vector!);
   }
   const input: SemanticInput = {
-    model: settings.model, dims: vector!.length, vector: vector!, neighbours: SEMANTIC_NEIGHBOURS, pgvector: await usesPgvector(deps.db),
+    model: settings.model, dims: vector!.length, vector: vector!, neighbours: SEMANTIC_NEIGHBOURS, pgvector: await usesPgvector(ctx.db),
   };
   return { input, status: { used: true, reason: null, model: settings.model } };
 }
@@ -190,7 +186,7 @@ export interface SearchResult {
 }
 
 /** The request read into a ranking plan, with what explains it; no ranking yet. */
-export async function planSearch(deps: SearchDeps, userId: string, req: SearchRequest, options: SearchOptions = {}) {
+export async function planSearch(ctx: SearchContext, userId: string, req: SearchRequest, options: SearchOptions = {}) {
   const weights = options.weights ?? DEFAULT_WEIGHTS;
   const q = (req.q ?? '').trim();
   const tags = normalizeList(req.tags);
@@ -200,8 +196,8 @@ export async function planSearch(deps: SearchDeps, userId: string, req: SearchRe
   const after = decodeRankedCursor(req.cursor, print);
   const asOf = after ? new Date(after.asOf) : options.now ?? new Date();
 
-  const parsed = parseText(q, await tagVocabulary(deps.db));
-  const text = withoutCommonWords(parsed, await commonness(deps.db, parsed.pieces.flatMap((p) => (p.word ? [p.word] : []))), weights.commonShare);
+  const parsed = parseText(q, await tagVocabulary(ctx.db));
+  const text = withoutCommonWords(parsed, await commonness(ctx.db, parsed.pieces.flatMap((p) => (p.word ? [p.word] : []))), weights.commonShare);
   const notices: string[] = [];
   if (q && text.websearch === null) {
     notices.push(`q has no searchable words ("${q.slice(0, 60)}"), so results are ranked by the filters and structured signals only`);
@@ -215,7 +211,7 @@ export async function planSearch(deps: SearchDeps, userId: string, req: SearchRe
   const origin = new Map(text.terms.map((t) => [t.term, t.from]));
 
   const semantic = await querySemantic(
-    { ...deps, embeddings: options.semantic === false ? undefined : deps.embeddings },
+    options.semantic === false ? { ...ctx, config: { embeddings: undefined } } : ctx,
     text.websearch === null ? null : q,
   );
   const plan: SearchPlan = {
@@ -241,9 +237,9 @@ export async function planSearch(deps: SearchDeps, userId: string, req: SearchRe
   return { plan, explainer, print, semantic: semantic.status, notices };
 }
 
-export async function searchGigs(deps: SearchDeps, userId: string, req: SearchRequest, options: SearchOptions = {}): Promise<SearchResult> {
-  const { plan, explainer, print, semantic, notices } = await planSearch(deps, userId, req, options);
-  const rows = await searchGigRowsWithNeighbours(deps.db, plan);
+export async function searchGigs(ctx: SearchContext, userId: string, req: SearchRequest, options: SearchOptions = {}): Promise<SearchResult> {
+  const { plan, explainer, print, semantic, notices } = await planSearch(ctx, userId, req, options);
+  const rows = await searchGigRowsWithNeighbours(ctx.db, plan);
   const { kept, nextCursor } = rankedPage(rows, req.limit, print, plan.asOf.getTime());
   if (semantic.used && kept.length && kept.every((r) => r.semantic === null)) {
     notices.push('no gig on this page has an embedding yet; they are computed in the background');

@@ -4,6 +4,7 @@
 import type { CompensationType } from '../domain/gig.ts';
 import { normalizeTags } from '../domain/gig.ts';
 import { parseCompensation } from './compensation.ts';
+import type { ExternalGig } from '../../db/repositories/external-gigs.ts';
 
 /** An item as a format module read it: loosely typed, checked here. */
 export interface RawItem {
@@ -19,19 +20,7 @@ export interface RawItem {
 }
 
 /** What one sync writes for an item. */
-export interface ExternalGig {
-  externalId: string;
-  title: string;
-  description: string;
-  tags: string[];
-  compensationType: CompensationType;
-  compensationMinCents: number | null;
-  compensationMaxCents: number | null;
-  currency: string;
-  url: string;
-  /** null when the feed gives no usable date (a new gig then counts from its first sync). */
-  postedAt: Date | null;
-}
+export type { ExternalGig };
 
 export interface MapOptions {
   /** The feed's own address, against which relative item links resolve. */

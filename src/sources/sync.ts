@@ -4,6 +4,7 @@
 import type { Db, Executor } from '../../db/client.ts';
 import { applyExternalGigs, lockSource, type ApplyCounts } from '../../db/repositories/external-gigs.ts';
 import type { SourceConfig } from './config.ts';
+import { newId } from '../ids.ts';
 import { DEFAULT_FETCH_LIMITS, fetchText, type FetchLimits } from './http.ts';
 import { readGithubIssues } from './github-issues.ts';
 import { parseJsonFeed } from './json-feed.ts';
@@ -102,7 +103,7 @@ export async function syncSource(deps: SyncDeps, source: SourceConfig): Promise<
   try {
     const counts = await deps.db.transaction(async (tx) => {
       await lockSource(tx, source.name);
-      const applied = await applyExternalGigs(tx, source.name, mapped.gigs, { closeMissing: listing.complete, keepIds: mapped.keepIds });
+      const applied = await applyExternalGigs(tx, source.name, mapped.gigs, { closeMissing: listing.complete, keepIds: mapped.keepIds, newId });
       if (deps.afterWrite && applied.changedIds.length) await deps.afterWrite(tx, applied.changedIds);
       return applied;
     });

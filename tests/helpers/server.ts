@@ -8,7 +8,7 @@ import type { paths } from '../../src/generated/api.d.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase } from '../../db/client.ts';
 import { startRuntime, type Runtime } from '../../src/runtime.ts';
-import { createUserWithKey } from '../../src/accounts.ts';
+import { createUserWithKey } from '../../src/services/api-keys.ts';
 import { specValidation } from './spec-validator.ts';
 
 export type ApiClient = ReturnType<typeof createClient<paths>>;
@@ -84,7 +84,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     anonymous: make({}),
     client,
     async user(name = 'Test User') {
-      const created = await createUserWithKey(database.db, name);
+      const created = await createUserWithKey({ db: database.db }, name);
       return { ...created, api: client(created.apiKey) };
     },
     async close() {

@@ -1,6 +1,6 @@
 // Who the caller is on a negotiation or contract.
 import { forbidden } from '../errors.ts';
-import type { PartyRole } from '../domain/negotiation.ts';
+import type { PartyRole } from './negotiation.ts';
 
 export interface Parties {
   clientUserId: string;

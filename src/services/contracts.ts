@@ -1,4 +1,4 @@
-// Contracts after agreement (DESIGN §5): both owners approve, the worker passes KYC, the contract
+// Contracts after agreement (docs/architecture.md §5): both owners approve, the worker passes KYC, the contract
 // becomes active. Each move locks the contract row, so concurrent approvals, revises and the
 // expiry job have exactly one outcome, and writes its event in the same transaction.
 import type { Executor } from '../../db/client.ts';
@@ -8,31 +8,32 @@ import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
 import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
-import { contractTransitions, type ContractAction } from '../domain/contract.ts';
+import { contractTransitions, type ContractAction, type ContractStatus } from '../domain/contract.ts';
 import { negotiationTransitions } from '../domain/negotiation.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { requireRole, roleOf } from './parties.ts';
+import { requireRole, roleOf } from '../domain/parties.ts';
 import { contractEvent, negotiationEvent } from './events.ts';
-import type { LifecycleDeps } from './deps.ts';
+import { presentContract } from '../presenters/contracts.ts';
+import type { Context } from '../context.ts';
 
 export function move(contract: ContractRow, action: ContractAction) {
-  return transition(contractTransitions, 'contract', contract.status as never, action);
+  return transition(contractTransitions, 'contract', contract.status, action);
 }
 
 
 /** The worker's provider account, created on first need (idempotent at the provider). */
-async function ensureWorkerAccount(deps: LifecycleDeps, workerUserId: string) {
-  const existing = await accountsRepo.getPaymentAccount(deps.db, workerUserId, deps.payments.name);
+async function ensureWorkerAccount(ctx: Context, workerUserId: string) {
+  const existing = await accountsRepo.getPaymentAccount(ctx.db, workerUserId, ctx.payments.name);
   if (existing) return existing;
-  const { accountId } = await deps.payments.createConnectedAccount({ userId: workerUserId });
-  return accountsRepo.savePaymentAccount(deps.db, workerUserId, deps.payments.name, accountId);
+  const { accountId } = await ctx.payments.createConnectedAccount({ userId: workerUserId });
+  return accountsRepo.savePaymentAccount(ctx.db, workerUserId, ctx.payments.name, accountId);
 }
 
-async function onboardingLink(deps: LifecycleDeps, accountId: string, contractId: string) {
-  const { url } = await deps.payments.createOnboardingLink({
+async function onboardingLink(ctx: Context, accountId: string, contractId: string) {
+  const { url } = await ctx.payments.createOnboardingLink({
     accountId,
-    refreshUrl: `${deps.publicUrl}/connect/refresh?contract_id=${contractId}`,
-    returnUrl: `${deps.publicUrl}/connect/return?contract_id=${contractId}`,
+    refreshUrl: `${ctx.config.publicUrl}/connect/refresh?contract_id=${contractId}`,
+    returnUrl: `${ctx.config.publicUrl}/connect/return?contract_id=${contractId}`,
   });
   return url;
 }
@@ -44,8 +45,8 @@ async function onboardingLink(deps: LifecycleDeps, accountId: string, contractId
  * still has to pass KYC. The link is the worker's alone (as GET connect-link is): whoever opens it
  * completes the worker's identity checks and names the bank account payouts go to.
  */
-export async function approve(deps: LifecycleDeps, callerId: string, contractId: string, seen: { revisionCount?: number } = {}) {
-  const before = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
+export async function approve(ctx: Context, callerId: string, contractId: string, seen: { revisionCount?: number } = {}) {
+  const before = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
   if (!before) throw notFound('contract');
   const role = roleOf(before, callerId);
   if (before.status === 'pending_owner_approval') requireSeenRevision(before, seen.revisionCount);
@@ -53,14 +54,14 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
   const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
   let preparedLink: string | null | undefined;
   if (role === 'worker' && before.status === 'pending_owner_approval' && otherApproved) {
-    const account = await ensureWorkerAccount(deps, before.workerUserId);
-    preparedLink = account.verifiedAt !== null ? null : await onboardingLink(deps, account.accountId, before.id);
+    const account = await ensureWorkerAccount(ctx, before.workerUserId);
+    preparedLink = account.verifiedAt !== null ? null : await onboardingLink(ctx, account.accountId, before.id);
   }
 
-  const result = await deps.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx) => {
     // The worker's account first, then the contract: the order the KYC webhook locks them in
     // (workerVerified, below), so a verification committing meanwhile is seen, and no deadlock.
-    const account = await accountsRepo.lockPaymentAccount(tx, before.workerUserId, deps.payments.name);
+    const account = await accountsRepo.lockPaymentAccount(tx, before.workerUserId, ctx.payments.name);
     const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
     if (!contract) throw notFound('contract');
     const step = move(contract, 'approve');
@@ -91,7 +92,7 @@ export async function approve(deps: LifecycleDeps, callerId: string, contractId:
   let connectUrl: string | null = null;
   if (role === 'worker' && result.final && result.contract.status === 'pending_freelancer_kyc') {
     // The other party approved between our read and our lock: make the link now.
-    connectUrl = preparedLink ?? await linkAfterTheFact(deps, result.contract);
+    connectUrl = preparedLink ?? await linkAfterTheFact(ctx, result.contract);
   }
   return { contract: result.contract, connectUrl };
 }
@@ -103,19 +104,19 @@ function requireSeenRevision(contract: ContractRow, revisionCount: number | unde
 }
 
 /** Best effort: the approval stands; the worker can always fetch a link with GET connect-link. */
-async function linkAfterTheFact(deps: LifecycleDeps, contract: ContractRow): Promise<string | null> {
+async function linkAfterTheFact(ctx: Context, contract: ContractRow): Promise<string | null> {
   try {
-    const account = await ensureWorkerAccount(deps, contract.workerUserId);
-    return await onboardingLink(deps, account.accountId, contract.id);
+    const account = await ensureWorkerAccount(ctx, contract.workerUserId);
+    return await onboardingLink(ctx, account.accountId, contract.id);
   } catch {
     return null;
   }
 }
 
 /** A party sends the contract back to negotiation with notes; approvals are cleared. */
-export async function revise(deps: LifecycleDeps, callerId: string, contractId: string, notes: string) {
+export async function revise(ctx: Context, callerId: string, contractId: string, notes: string) {
   try {
-    return await reviseLocked(deps, callerId, contractId, notes);
+    return await reviseLocked(ctx, callerId, contractId, notes);
   } catch (err) {
     // Only a race can get here (starting a negotiation checks for a revisable contract first).
     if (isUniqueViolation(err, 'negotiations_open_key')) throw conflict('another negotiation between these parties on this gig is open: cancel it first');
@@ -135,8 +136,8 @@ async function lockPair(tx: Executor, callerId: string, contractId: string) {
   return { negotiation, contract };
 }
 
-async function reviseLocked(deps: LifecycleDeps, callerId: string, contractId: string, notes: string) {
-  return deps.db.transaction(async (tx) => {
+async function reviseLocked(ctx: Context, callerId: string, contractId: string, notes: string) {
+  return ctx.db.transaction(async (tx) => {
     const { negotiation, contract } = await lockPair(tx, callerId, contractId);
     const step = move(contract, 'revise');
     const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
@@ -146,7 +147,7 @@ async function reviseLocked(deps: LifecycleDeps, callerId: string, contractId: s
       clientApprovedAt: null, workerApprovedAt: null, approvalDeadline: null,
     });
     await contractEvent(tx, step.event, updated, callerId);
-    const reopen = transition(negotiationTransitions, 'negotiation', negotiation.status as never, 'reopen');
+    const reopen = transition(negotiationTransitions, 'negotiation', negotiation.status, 'reopen');
     const reopened = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, reopen.to, { agreedAt: null });
     await negotiationEvent(tx, reopen.event, reopened, callerId);
     return updated;
@@ -154,13 +155,13 @@ async function reviseLocked(deps: LifecycleDeps, callerId: string, contractId: s
 }
 
 /** A party cancels a contract that has not become binding; its negotiation ends with it. */
-export async function cancel(deps: LifecycleDeps, callerId: string, contractId: string) {
-  return deps.db.transaction(async (tx) => {
+export async function cancel(ctx: Context, callerId: string, contractId: string) {
+  return ctx.db.transaction(async (tx) => {
     const { negotiation, contract } = await lockPair(tx, callerId, contractId);
     const step = move(contract, 'cancel');
     const updated = await contractsRepo.updateContract(tx, contract.id, { status: step.to, cancelledAt: new Date() });
     await contractEvent(tx, step.event, updated, callerId);
-    const end = transition(negotiationTransitions, 'negotiation', negotiation.status as never, 'end_with_contract');
+    const end = transition(negotiationTransitions, 'negotiation', negotiation.status, 'end_with_contract');
     const ended = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, end.to, { cancelledAt: new Date() });
     await negotiationEvent(tx, end.event, ended, callerId);
     return updated;
@@ -168,15 +169,15 @@ export async function cancel(deps: LifecycleDeps, callerId: string, contractId: 
 }
 
 /** The worker's onboarding link, only while the contract waits for their KYC. */
-export async function connectLink(deps: LifecycleDeps, callerId: string, contractId: string) {
-  const contract = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
+export async function connectLink(ctx: Context, callerId: string, contractId: string) {
+  const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
   if (!contract) throw notFound('contract');
   requireRole(contract, callerId, 'worker', 'fetch the onboarding link');
   if (contract.status !== 'pending_freelancer_kyc') {
     throw new ApiError('INVALID_STATE', `the onboarding link is only available while the contract is pending_freelancer_kyc; it is ${contract.status}`);
   }
-  const account = await ensureWorkerAccount(deps, contract.workerUserId);
-  return { url: await onboardingLink(deps, account.accountId, contract.id), accountId: account.accountId };
+  const account = await ensureWorkerAccount(ctx, contract.workerUserId);
+  return { url: await onboardingLink(ctx, account.accountId, contract.id), accountId: account.accountId };
 }
 
 /**
@@ -205,10 +206,10 @@ async function expireLocked(tx: Executor, contract: ContractRow, now: Date) {
 }
 
 /** The scheduled expiry: contracts past their approval deadline expire, each once. */
-export async function expireOverdue(deps: Pick<LifecycleDeps, 'db'>, now = new Date(), batch = 100): Promise<number> {
+export async function expireOverdue(ctx: Pick<Context, 'db'>, now = new Date(), batch = 100): Promise<number> {
   let total = 0;
   for (;;) {
-    const expired = await deps.db.transaction(async (tx) => {
+    const expired = await ctx.db.transaction(async (tx) => {
       // SKIP LOCKED: a contract being approved right now is left to that approval; if the approval
       // wins, the contract is no longer pending; if it loses, the next run expires it.
       const due = await contractsRepo.lockOverdueApprovals(tx, now, batch);
@@ -218,4 +219,23 @@ export async function expireOverdue(deps: Pick<LifecycleDeps, 'db'>, now = new D
     total += expired;
     if (expired < batch) return total;
   }
+}
+
+/** The contract with its milestones, as the API shows it. */
+export async function contractView(ctx: Pick<Context, 'db'>, contract: ContractRow) {
+  return presentContract(contract, await contractsRepo.listMilestones(ctx.db, [contract.id]));
+}
+
+/** The contract if the caller is one of its parties, else NOT_FOUND. */
+export async function getContract(ctx: Pick<Context, 'db'>, callerId: string, contractId: string): Promise<ContractRow> {
+  const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
+  if (!contract) throw notFound('contract');
+  return contract;
+}
+
+/** The caller's contracts, newest first: `rows` holds limit + 1 (for paging), `present` shows one with its milestones. */
+export async function listContracts(ctx: Pick<Context, 'db'>, callerId: string, filter: { status?: ContractStatus; limit: number; beforeId?: string }) {
+  const rows = await contractsRepo.listContractsForParty(ctx.db, callerId, filter);
+  const milestones = await contractsRepo.listMilestones(ctx.db, rows.slice(0, filter.limit).map((c) => c.id));
+  return { rows, present: (c: ContractRow) => presentContract(c, milestones) };
 }

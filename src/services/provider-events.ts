@@ -1,8 +1,8 @@
 // What the payment provider reports (Stripe webhooks, or the sandbox's own pages), applied once
 // per provider event id: a redelivery is acknowledged and changes nothing.
-import type { Db } from '../../db/client.ts';
+import type { Context } from '../context.ts';
 import { findPaymentAccountByAccountId, firstDelivery } from '../../db/repositories/payment-accounts.ts';
-import type { ProviderEvent, ProviderName } from '../payments/provider.ts';
+import type { ProviderEvent } from '../payments/provider.ts';
 import { workerVerified } from './contracts.ts';
 import { paymentFailed, paymentSucceeded } from './milestones.ts';
 
@@ -13,8 +13,9 @@ import { paymentFailed, paymentSucceeded } from './milestones.ts';
  */
 export type ProviderEventOutcome = 'applied' | 'duplicate' | 'ignored';
 
-export async function applyProviderEvent(db: Db, provider: ProviderName, event: ProviderEvent): Promise<ProviderEventOutcome> {
-  return db.transaction(async (tx) => {
+export async function applyProviderEvent(ctx: Pick<Context, 'db' | 'payments'>, event: ProviderEvent): Promise<ProviderEventOutcome> {
+  const provider = ctx.payments.name;
+  return ctx.db.transaction(async (tx) => {
     if (!(await firstDelivery(tx, provider, event.eventId, event.type))) return 'duplicate';
     switch (event.type) {
       case 'account.updated':

@@ -1,11 +1,10 @@
 // Recommendations' SQL: gigs for a worker (profile skills and history) and workers for a gig
 // (skills, vouches; reviews once they exist). Formulas mirror src/search/recommendations.ts.
 import { and, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../client.ts';
-import { rowsOf, textArray } from './search.ts';
-import { FEEDBACK_EFFECT, type FeedbackSignal } from '../../src/search/scoring.ts';
-import type { CompensationType } from '../../src/domain/gig.ts';
-import type { GigRecommendationWeights, WorkerRecommendationWeights } from '../../src/search/recommendations.ts';
+import type { Executor } from '../../db/client.ts';
+import { rowsOf, textArray } from '../../db/sql.ts';
+import { FEEDBACK_EFFECT, type FeedbackSignal, type GigRecommendationWeights, type WorkerRecommendationWeights } from './scoring.ts';
+import type { CompensationType } from '../domain/gig.ts';
 
 const f8 = (n: number) => sql`${n}::float8`;
 

@@ -1,39 +1,30 @@
-// Money (DESIGN §5, §7): the client funds a milestone (a payment at the provider), the provider
+// Money (docs/architecture.md §5, §7): the client funds a milestone (a payment at the provider), the provider
 // confirms it, the client releases it, and a delayed job pays the worker. Provider calls carry
 // idempotency keys derived from the milestone, and happen before our writes, so a repeat — also
 // a concurrent one — returns the same payment, and a provider failure changes nothing here.
 import { setTimeout } from 'node:timers/promises';
-import { sql } from 'drizzle-orm';
-import { fromDrizzle } from 'pg-boss';
 import type { Executor } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.ts';
 import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { PaymentProviderError } from '../payments/provider.ts';
 import { transition } from '../domain/state-machine.ts';
 import { milestoneTransitions, type MilestoneAction } from '../domain/milestone.ts';
 import { presentMilestone } from '../presenters/contracts.ts';
-import { audience, requireRole } from './parties.ts';
+import { audience, requireRole } from '../domain/parties.ts';
 import { move as moveContract } from './contracts.ts';
-import { contractEvent } from './events.ts';
-import type { LifecycleDeps } from './deps.ts';
+import { contractEvent, milestoneEvent } from './events.ts';
+import type { Context } from '../context.ts';
+import { enqueueInTransaction, PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../../jobs/queues.ts';
 
-export const PAYOUT_QUEUE = 'milestone-payout';
-/** Where pg-boss parks a payout job that failed every retry (the payout queue's dead letter). */
-export const PAYOUT_FAILED_QUEUE = 'milestone-payout-failed';
 
 function move(milestone: MilestoneRow, action: MilestoneAction) {
-  return transition(milestoneTransitions, 'milestone', milestone.status as never, action);
+  return transition(milestoneTransitions, 'milestone', milestone.status, action);
 }
 
-async function milestoneEvent(tx: Executor, type: string, contract: ContractRow, milestone: MilestoneRow, actorUserId: string | null, extra: Record<string, unknown> = {}) {
-  await recordEvent(tx, { type, resourceType: 'milestone', resourceId: milestone.id, actorUserId, audienceUserIds: audience(contract), data: { ...presentMilestone(milestone), ...extra } });
-}
-
-async function clientContract(deps: LifecycleDeps, callerId: string, contractId: string, action: string) {
-  const contract = await contractsRepo.getContractForParty(deps.db, callerId, contractId);
+async function clientContract(ctx: Context, callerId: string, contractId: string, action: string) {
+  const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
   if (!contract) throw notFound('contract');
   requireRole(contract, callerId, 'client', action);
   if (contract.status !== 'active') throw new ApiError('INVALID_STATE', `cannot ${action} while the contract is ${contract.status}; it must be active`);
@@ -46,16 +37,16 @@ export interface FundResult {
   paymentId: string | null;
 }
 
-export async function fund(deps: LifecycleDeps, callerId: string, contractId: string, milestoneId: string): Promise<FundResult> {
-  const contract = await clientContract(deps, callerId, contractId, 'fund a milestone');
-  const [current] = (await contractsRepo.listMilestones(deps.db, [contract.id])).filter((m) => m.id === milestoneId);
+export async function fund(ctx: Context, callerId: string, contractId: string, milestoneId: string): Promise<FundResult> {
+  const contract = await clientContract(ctx, callerId, contractId, 'fund a milestone');
+  const [current] = (await contractsRepo.listMilestones(ctx.db, [contract.id])).filter((m) => m.id === milestoneId);
   if (!current) throw notFound('milestone');
   // Already funded (or being funded): the same payment and secret again, never a second charge.
   if (current.status !== 'pending') return { milestone: current, clientSecret: current.clientSecret, paymentId: current.paymentId };
 
-  const payment = current.amountCents === 0 ? null : await createPayment(deps, contract, current);
+  const payment = current.amountCents === 0 ? null : await createPayment(ctx, contract, current);
 
-  return deps.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const milestone = await contractsRepo.lockMilestone(tx, contract.id, milestoneId);
     if (!milestone) throw notFound('milestone');
     if (milestone.status !== 'pending') {
@@ -80,10 +71,10 @@ const IN_PROGRESS_BACKOFF_MS = 100;
  * the idempotency key there (Stripe answers 409 "in progress"): wait for it and ask again, which
  * replays its payment, rather than failing a request that the other one is about to satisfy.
  */
-async function createPayment(deps: LifecycleDeps, contract: ContractRow, milestone: MilestoneRow) {
+async function createPayment(ctx: Context, contract: ContractRow, milestone: MilestoneRow) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.payments.createPayment({
+      return await ctx.payments.createPayment({
         milestoneId: milestone.id,
         amountCents: milestone.amountCents,
         currency: milestone.currency,
@@ -158,24 +149,23 @@ export function payoutRetries(payoutDaySeconds: number) {
  * pg-boss job enqueued in the same transaction; when every milestone is released the contract
  * is completed.
  */
-export async function release(deps: LifecycleDeps, callerId: string, contractId: string, milestoneId: string) {
-  await clientContract(deps, callerId, contractId, 'release a milestone');
-  return deps.db.transaction(async (tx) => {
+export async function release(ctx: Context, callerId: string, contractId: string, milestoneId: string) {
+  await clientContract(ctx, callerId, contractId, 'release a milestone');
+  return ctx.db.transaction(async (tx) => {
     const contract = await contractsRepo.lockContract(tx, contractId);
     if (contract!.status !== 'active') throw new ApiError('INVALID_STATE', `cannot release a milestone while the contract is ${contract!.status}`);
     const milestone = await contractsRepo.lockMilestone(tx, contractId, milestoneId);
     if (!milestone) throw notFound('milestone');
     const step = move(milestone, 'release');
     const releasedAt = new Date();
-    const payoutDueAt = new Date(releasedAt.getTime() + contract!.payoutDelayDays * deps.payoutDaySeconds * 1000);
+    const payoutDueAt = new Date(releasedAt.getTime() + contract!.payoutDelayDays * ctx.config.payoutDaySeconds * 1000);
     const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, releasedAt, payoutDueAt });
     await milestoneEvent(tx, step.event, contract!, updated, callerId);
-    await deps.boss.send(PAYOUT_QUEUE, { milestone_id: milestone.id }, {
+    await enqueueInTransaction(ctx.jobs, tx, PAYOUT_QUEUE, { milestone_id: milestone.id }, {
       startAfter: payoutDueAt,
       singletonKey: milestone.id,
-      ...payoutRetries(deps.payoutDaySeconds),
-      db: fromDrizzle(tx as never, sql),
-    } as never);
+      ...payoutRetries(ctx.config.payoutDaySeconds),
+    });
     let finalContract = contract!;
     const all = await contractsRepo.listMilestones(tx, [contractId]);
     if (all.every((m) => m.status === 'released' || m.status === 'paid')) {
@@ -188,20 +178,20 @@ export async function release(deps: LifecycleDeps, callerId: string, contractId:
 }
 
 /** The payout job: transfer to the worker's account, then mark the milestone paid. Idempotent. */
-export async function payout(deps: Pick<LifecycleDeps, 'db' | 'payments'>, milestoneId: string): Promise<void> {
-  const found = await contractsRepo.getMilestoneWithContract(deps.db, milestoneId);
+export async function payout(ctx: Pick<Context, 'db' | 'payments'>, milestoneId: string): Promise<void> {
+  const found = await contractsRepo.getMilestoneWithContract(ctx.db, milestoneId);
   if (!found || found.milestone.status !== 'released') return; // already paid
   const { milestone, contract } = found;
   let transferId: string | null = null;
   if (milestone.amountCents > 0) {
-    const account = await accountsRepo.getPaymentAccount(deps.db, contract.workerUserId, deps.payments.name);
-    if (!account) throw new Error(`worker ${contract.workerUserId} has no ${deps.payments.name} account for payout of milestone ${milestone.id}`);
-    ({ transferId } = await deps.payments.createTransfer({
+    const account = await accountsRepo.getPaymentAccount(ctx.db, contract.workerUserId, ctx.payments.name);
+    if (!account) throw new Error(`worker ${contract.workerUserId} has no ${ctx.payments.name} account for payout of milestone ${milestone.id}`);
+    ({ transferId } = await ctx.payments.createTransfer({
       milestoneId: milestone.id, amountCents: milestone.amountCents, currency: milestone.currency,
       destinationAccountId: account.accountId, paymentId: milestone.paymentId ?? undefined,
     }));
   }
-  await deps.db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     const locked = await contractsRepo.lockMilestone(tx, contract.id, milestone.id);
     if (!locked || locked.status !== 'released') return;
     const step = move(locked, 'pay');
@@ -215,10 +205,10 @@ export async function payout(deps: Pick<LifecycleDeps, 'db' | 'payments'>, miles
  * `released`, since the money is still owed, and both parties are told with
  * `milestone.payout_failed`. Returns false when there is nothing to say (paid meanwhile).
  */
-export async function payoutGaveUp(deps: Pick<LifecycleDeps, 'db'>, milestoneId: string): Promise<boolean> {
-  const found = await contractsRepo.getMilestoneWithContract(deps.db, milestoneId);
+export async function payoutGaveUp(ctx: Pick<Context, 'db'>, milestoneId: string): Promise<boolean> {
+  const found = await contractsRepo.getMilestoneWithContract(ctx.db, milestoneId);
   if (!found) return false;
-  return deps.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const locked = await contractsRepo.lockMilestone(tx, found.contract.id, milestoneId);
     if (!locked || locked.status !== 'released') return false;
     const step = move(locked, 'payout_failed');

@@ -1,35 +1,43 @@
-// Negotiations (DESIGN §5): the gig's client starts one with a shortlisted worker; rounds
+// Negotiations (docs/architecture.md §5): the gig's client starts one with a shortlisted worker; rounds
 // alternate; the party who did not propose the latest round agrees, which creates the contract
 // (or, after a revise, updates it) in pending_owner_approval. Every change writes its event.
-import type { Db } from '../../db/client.ts';
+import type { Context } from '../context.ts';
+import { newId } from '../ids.ts';
 import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
 import type { NegotiationRow, RoundTerms } from '../../db/repositories/negotiations.ts';
 import { ApiError, conflict, forbidden, notFound } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
-import { negotiationTransitions, type NegotiationAction } from '../domain/negotiation.ts';
-import { roleOf } from './parties.ts';
+import { negotiationTransitions, type NegotiationAction, type NegotiationStatus } from '../domain/negotiation.ts';
+import { roleOf } from '../domain/parties.ts';
 import { chargeForContactShare } from './credits.ts';
 import { createOrUpdateContractFromRound } from './contract-terms.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { contractEvent, negotiationEvent } from './events.ts';
-import { findContractOnGig, getContractByNegotiation, lockContractByNegotiation, updateContract } from '../../db/repositories/contracts.ts';
+import {
+  findContractOnGig, getContractByNegotiation, listContractIdsByNegotiation, lockContractByNegotiation, updateContract,
+} from '../../db/repositories/contracts.ts';
+import { getUser } from '../../db/repositories/users.ts';
+import { presentNegotiation } from '../presenters/negotiations.ts';
 import { contractTransitions, REVISABLE } from '../domain/contract.ts';
+
+/** A round's terms as a party proposes them; the currency defaults to the latest round's, else the gig's. */
+export type ProposedTerms = Omit<RoundTerms, 'currency'> & { currency?: string };
 
 export interface StartInput {
   gigId: string;
   workerUserId: string;
   /** The first round, for POST /api/negotiate. */
-  firstRound?: Omit<RoundTerms, 'currency'> & { currency?: string };
+  firstRound?: ProposedTerms;
 }
 
 
 function move(negotiation: NegotiationRow, action: NegotiationAction) {
-  return transition(negotiationTransitions, 'negotiation', negotiation.status as never, action);
+  return transition(negotiationTransitions, 'negotiation', negotiation.status, action);
 }
 
-export async function startNegotiation(db: Db, callerId: string, input: StartInput): Promise<NegotiationRow> {
+export async function startNegotiation(ctx: Pick<Context, 'db'>, callerId: string, input: StartInput): Promise<NegotiationRow> {
   try {
-    return await db.transaction(async (tx) => {
+    return await ctx.db.transaction(async (tx) => {
       const gig = await negotiationsRepo.getGigHeader(tx, input.gigId);
       // A gig the caller does not own is not theirs to negotiate on; draft gigs of others stay hidden.
       if (!gig || (gig.clientUserId !== callerId && gig.status === 'draft')) throw notFound('gig');
@@ -48,11 +56,11 @@ export async function startNegotiation(db: Db, callerId: string, input: StartInp
       if (unsettled) {
         throw conflict(`the contract ${unsettled.id} with this worker on this gig is ${unsettled.status}: revise or cancel it instead of starting over`);
       }
-      const negotiation = await negotiationsRepo.insertNegotiation(tx, { gigId: gig.id, clientUserId: callerId, workerUserId: input.workerUserId });
+      const negotiation = await negotiationsRepo.insertNegotiation(tx, { id: newId(), gigId: gig.id, clientUserId: callerId, workerUserId: input.workerUserId });
       await negotiationEvent(tx, 'negotiation.created', negotiation, callerId);
       if (input.firstRound) {
         const terms = { ...input.firstRound, currency: input.firstRound.currency ?? gig.currency };
-        await negotiationsRepo.insertRound(tx, negotiation.id, 1, { userId: callerId, role: 'client' }, terms);
+        await negotiationsRepo.insertRound(tx, newId(), negotiation.id, 1, { userId: callerId, role: 'client' }, terms);
         await negotiationEvent(tx, 'negotiation.round_created', negotiation, callerId);
       }
       return negotiation;
@@ -65,8 +73,8 @@ export async function startNegotiation(db: Db, callerId: string, input: StartInp
   }
 }
 
-export async function proposeRound(db: Db, callerId: string, negotiationId: string, terms: Omit<RoundTerms, 'currency'> & { currency?: string }) {
-  return db.transaction(async (tx) => {
+export async function proposeRound(ctx: Pick<Context, 'db'>, callerId: string, negotiationId: string, terms: ProposedTerms) {
+  return ctx.db.transaction(async (tx) => {
     const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
     if (!negotiation) throw notFound('negotiation');
     move(negotiation, 'propose');
@@ -80,15 +88,15 @@ export async function proposeRound(db: Db, callerId: string, negotiationId: stri
     }
     const gig = await negotiationsRepo.getGigHeader(tx, negotiation.gigId);
     const number = (latest?.number ?? 0) + 1;
-    const round = await negotiationsRepo.insertRound(tx, negotiation.id, number, { userId: callerId, role }, { ...terms, currency: terms.currency ?? latest?.currency ?? gig!.currency });
+    const round = await negotiationsRepo.insertRound(tx, newId(), negotiation.id, number, { userId: callerId, role }, { ...terms, currency: terms.currency ?? latest?.currency ?? gig!.currency });
     const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, 'open');
     await negotiationEvent(tx, 'negotiation.round_created', updated, callerId);
     return { negotiation: updated, round };
   });
 }
 
-export async function agree(db: Db, callerId: string, negotiationId: string, approvalTtlMs: number) {
-  return db.transaction(async (tx) => {
+export async function agree(ctx: Pick<Context, 'db' | 'config'>, callerId: string, negotiationId: string) {
+  return ctx.db.transaction(async (tx) => {
     const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
     if (!negotiation) throw notFound('negotiation');
     const step = move(negotiation, 'agree');
@@ -106,14 +114,14 @@ export async function agree(db: Db, callerId: string, negotiationId: string, app
       throw new ApiError('INVALID_STATE', `round ${latest.number} has no milestones; propose a round with at least one milestone`);
     }
     const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, step.to, { agreedAt: new Date() });
-    const made = await createOrUpdateContractFromRound(tx, updated, latest, callerId, approvalTtlMs);
+    const made = await createOrUpdateContractFromRound(tx, updated, latest, callerId, ctx.config.contractApprovalTtlMs);
     await negotiationEvent(tx, step.event, updated, callerId);
     return { negotiation: updated, contract: made };
   });
 }
 
-export async function cancelNegotiation(db: Db, callerId: string, negotiationId: string) {
-  return db.transaction(async (tx) => {
+export async function cancelNegotiation(ctx: Pick<Context, 'db'>, callerId: string, negotiationId: string) {
+  return ctx.db.transaction(async (tx) => {
     const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
     if (!negotiation) throw notFound('negotiation');
     const step = move(negotiation, 'cancel');
@@ -130,8 +138,8 @@ export async function cancelNegotiation(db: Db, callerId: string, negotiationId:
 }
 
 /** The caller shares their contact details with the other party of this negotiation. */
-export async function shareContact(db: Db, callerId: string, negotiationId: string) {
-  return db.transaction(async (tx) => {
+export async function shareContact(ctx: Pick<Context, 'db'>, callerId: string, negotiationId: string) {
+  return ctx.db.transaction(async (tx) => {
     const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
     if (!negotiation) throw notFound('negotiation');
     if (negotiation.status === 'cancelled') throw new ApiError('INVALID_STATE', 'cannot share contact details on a negotiation that is cancelled');
@@ -143,4 +151,41 @@ export async function shareContact(db: Db, callerId: string, negotiationId: stri
     await negotiationEvent(tx, 'negotiation.contact_shared', updated, callerId);
     return updated;
   });
+}
+
+/** The negotiation as this caller sees it: rounds, contract id, and the counterpart's contact once shared. */
+export async function negotiationView(ctx: Pick<Context, 'db'>, callerId: string, negotiation: NegotiationRow) {
+  const [rounds, contract] = await Promise.all([
+    negotiationsRepo.listRounds(ctx.db, [negotiation.id]),
+    getContractByNegotiation(ctx.db, negotiation.id),
+  ]);
+  const role = roleOf(negotiation, callerId);
+  const counterpartShared = role === 'client' ? negotiation.workerContactSharedAt : negotiation.clientContactSharedAt;
+  const counterpartId = role === 'client' ? negotiation.workerUserId : negotiation.clientUserId;
+  const counterpartContact = counterpartShared ? (await getUser(ctx.db, counterpartId))?.contactDetails ?? null : null;
+  return presentNegotiation(negotiation, rounds, {
+    contractId: contract?.id ?? null, contractRoundId: contract?.roundId ?? null, viewer: { role, counterpartContact },
+  });
+}
+
+/** The negotiation if the caller is one of its parties, else NOT_FOUND. */
+export async function getNegotiation(ctx: Pick<Context, 'db'>, callerId: string, negotiationId: string): Promise<NegotiationRow> {
+  const negotiation = await negotiationsRepo.getNegotiationForParty(ctx.db, callerId, negotiationId);
+  if (!negotiation) throw notFound('negotiation');
+  return negotiation;
+}
+
+/**
+ * The caller's negotiations, newest first: `rows` holds limit + 1 (for paging), `present` shows
+ * one of the first `limit` as lists do (without contact details: fetch one negotiation to see them).
+ */
+export async function listNegotiations(
+  ctx: Pick<Context, 'db'>, callerId: string, filter: { status?: NegotiationStatus; gigId?: string; limit: number; beforeId?: string },
+) {
+  const rows = await negotiationsRepo.listNegotiationsForParty(ctx.db, callerId, filter);
+  const ids = rows.slice(0, filter.limit).map((n) => n.id);
+  const [rounds, contracts] = await Promise.all([negotiationsRepo.listRounds(ctx.db, ids), listContractIdsByNegotiation(ctx.db, ids)]);
+  const present = (n: NegotiationRow) =>
+    presentNegotiation(n, rounds, { contractId: contracts.get(n.id)?.id ?? null, contractRoundId: contracts.get(n.id)?.roundId ?? null });
+  return { rows, present };
 }

@@ -1,5 +1,7 @@
 // Turning an agreed round into a contract: created the first time, updated after a revise.
+import type { EventType } from '../domain/events.ts';
 import type { Executor } from '../../db/client.ts';
+import { newId } from '../ids.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { NegotiationRow, RoundRow } from '../../db/repositories/negotiations.ts';
 import { transition } from '../domain/state-machine.ts';
@@ -23,13 +25,14 @@ export async function createOrUpdateContractFromRound(tx: Executor, negotiation:
   };
   const existing = await contractsRepo.getContractByNegotiation(tx, negotiation.id);
   let contract;
-  let eventType: string;
+  let eventType: EventType;
   if (existing) {
-    const step = transition(contractTransitions, 'contract', existing.status as never, 'reagree');
+    const step = transition(contractTransitions, 'contract', existing.status, 'reagree');
     contract = await contractsRepo.updateContract(tx, existing.id, { ...terms, status: step.to });
     eventType = step.event;
   } else {
     contract = await contractsRepo.insertContract(tx, {
+      id: newId(),
       negotiationId: negotiation.id,
       gigId: negotiation.gigId,
       clientUserId: negotiation.clientUserId,
@@ -39,7 +42,7 @@ export async function createOrUpdateContractFromRound(tx: Executor, negotiation:
     });
     eventType = 'contract.created';
   }
-  await contractsRepo.replaceMilestones(tx, contract.id, round.currency, round.milestones);
+  await contractsRepo.replaceMilestones(tx, contract.id, round.currency, round.milestones.map((m) => ({ ...m, id: newId() })));
   await contractEvent(tx, eventType, contract, actorUserId);
   return contract;
 }

@@ -1,0 +1,46 @@
+// Every pg-boss queue by name, and the one way to enqueue a job inside a business transaction, so
+// that the job exists exactly when the change that asked for it commits (and not if it rolls back).
+// Services import this file only; the job handlers live beside it in jobs/.
+import { sql } from 'drizzle-orm';
+import { fromDrizzle, type PgBoss, type SendOptions } from 'pg-boss';
+import type { Tx } from '../db/client.ts';
+
+/** Hourly: forget expired idempotency keys, dead sessions, old provider events. */
+export const HOUSEKEEPING_QUEUE = 'housekeeping';
+/** Every minute: contracts past their approval deadline expire. */
+export const CONTRACT_EXPIRY_QUEUE = 'contract-expiry';
+/** Every five minutes: contracts whose KYC webhook is late are checked with the provider. */
+export const KYC_RECONCILE_QUEUE = 'kyc-reconcile';
+/** One job per released milestone, due payout_delay_days later. */
+export const PAYOUT_QUEUE = 'milestone-payout';
+/** Where pg-boss parks a payout job that failed every retry (the payout queue's dead letter). */
+export const PAYOUT_FAILED_QUEUE = 'milestone-payout-failed';
+/** One schedule per enabled external source, each job naming its source. */
+export const SOURCE_SYNC_QUEUE = 'source-sync';
+/** One job per created or edited gig, when an embeddings endpoint is configured. */
+export const GIG_EMBEDDING_QUEUE = 'gig-embedding';
+/** Every five minutes: embeddings missing for open gigs. */
+export const EMBEDDINGS_BACKFILL_QUEUE = 'gig-embeddings-backfill';
+
+/** What each enqueued queue's jobs carry. */
+export interface QueuePayloads {
+  [PAYOUT_QUEUE]: { milestone_id: string };
+  [GIG_EMBEDDING_QUEUE]: { gig_id: string };
+  [SOURCE_SYNC_QUEUE]: { source: string };
+}
+
+/**
+ * Enqueues a job in the caller's transaction. pg-boss's `db` option runs its insert through our
+ * Drizzle transaction (required on PGlite, whose single connection the open transaction holds).
+ */
+export async function enqueueInTransaction<Q extends keyof QueuePayloads>(
+  jobs: { boss: PgBoss },
+  tx: Tx,
+  queue: Q,
+  data: QueuePayloads[Q],
+  options: Omit<SendOptions, 'db'> = {},
+): Promise<void> {
+  // fromDrizzle's parameter type is its own structural Drizzle type, which our Tx satisfies at run time.
+  const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
+  await jobs.boss.send(queue, data, { ...options, db });
+}

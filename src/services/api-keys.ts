@@ -1,0 +1,92 @@
+// API keys and the users the operator CLI makes: issuing, listing, revoking and rotating keys, each
+// change with its event in the same transaction. The HTTP handlers and the operator CLI both go
+// through here, so the rules live in one place. Secrets are made here and only their hash is stored.
+import type { Context } from '../context.ts';
+import { getApiKey, insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../../db/repositories/api-keys.ts';
+import { insertUser } from '../../db/repositories/users.ts';
+import type { Executor } from '../../db/client.ts';
+import { apiKeyEvent } from './events.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { newApiKey } from '../auth/secrets.ts';
+
+type Db = Pick<Context, 'db'>;
+/** This process's cache of active keys, when it has one: a revoked key is forgotten before the caller answers. */
+type WithKeyCache = Db & Partial<Pick<Context, 'apiKeys'>>;
+
+/** Stores a new key (the secret made here); returns the row and the secret, the only time it exists in clear. */
+async function storeNewKey(tx: Executor, userId: string, input: { id?: string; name: string; hostedAgentId?: string | null }) {
+  const key = newApiKey();
+  const row = await insertApiKey(tx, userId, {
+    id: input.id ?? newId(), name: input.name, hostedAgentId: input.hostedAgentId ?? null, keyHash: key.hash, keyPrefix: key.displayPrefix,
+  });
+  return { row, secret: key.secret };
+}
+
+/** Creates a key for the user; returns the row and the secret. */
+export async function issueApiKey(ctx: Db, userId: string, input: { name: string; hostedAgentId?: string | null }) {
+  return ctx.db.transaction(async (tx) => {
+    const key = await storeNewKey(tx, userId, { name: input.name.trim(), hostedAgentId: input.hostedAgentId });
+    await apiKeyEvent(tx, 'api_key.created', key.row, userId);
+    return key;
+  });
+}
+
+/** A user (an owner) with a first API key, as the operator CLI and the tests make them. */
+export async function createUserWithKey(ctx: Db, displayName: string, keyName = 'cli') {
+  return ctx.db.transaction(async (tx) => {
+    const user = await insertUser(tx, { id: newId(), displayName });
+    const key = await storeNewKey(tx, user.id, { name: keyName });
+    await apiKeyEvent(tx, 'api_key.created', key.row, null);
+    return { userId: user.id, apiKeyId: key.row.id, apiKey: key.secret };
+  });
+}
+
+/** The user's keys, newest first (limit + 1 rows, for paging). */
+export function listUserApiKeys(ctx: Db, userId: string, page: { limit: number; beforeId?: string }): Promise<ApiKeyRow[]> {
+  return listApiKeys(ctx.db, userId, page);
+}
+
+/** The user's key, or NOT_FOUND. */
+export async function getUserApiKey(ctx: Db, userId: string, id: string): Promise<ApiKeyRow> {
+  const row = await getApiKey(ctx.db, userId, id);
+  if (!row) throw notFound('API key');
+  return row;
+}
+
+/** Why a conditional update on the user's key matched nothing: not theirs (404) or already revoked (409). */
+async function explainMiss(ctx: Db, userId: string, id: string): Promise<never> {
+  await getUserApiKey(ctx, userId, id);
+  throw new ApiError('INVALID_STATE', 'the API key is already revoked');
+}
+
+/**
+ * Revokes the user's key. Other processes hear of it from revokeApiKey's notification; this
+ * process's cache forgets it before the caller answers, so the next request fails.
+ */
+export async function revokeUserApiKey(ctx: WithKeyCache, userId: string, id: string): Promise<ApiKeyRow> {
+  const revoked = await ctx.db.transaction(async (tx) => {
+    const row = await revokeApiKey(tx, userId, id);
+    if (row) await apiKeyEvent(tx, 'api_key.revoked', row, userId);
+    return row;
+  });
+  ctx.apiKeys?.forget(id);
+  return revoked ?? explainMiss(ctx, userId, id);
+}
+
+/**
+ * Replaces an active key with a new one of the same name and agent. The old key is revoked by a
+ * conditional update first, so of two concurrent rotations exactly one succeeds.
+ */
+export async function rotateUserApiKey(ctx: WithKeyCache, userId: string, id: string) {
+  const rotated = await ctx.db.transaction(async (tx) => {
+    const replacementId = newId();
+    const old = await revokeApiKey(tx, userId, id, replacementId);
+    if (!old) return undefined;
+    const key = await storeNewKey(tx, userId, { id: replacementId, name: old.name, hostedAgentId: old.hostedAgentId });
+    await apiKeyEvent(tx, 'api_key.rotated', old, userId);
+    return key;
+  });
+  ctx.apiKeys?.forget(id);
+  return rotated ?? explainMiss(ctx, userId, id);
+}

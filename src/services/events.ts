@@ -1,0 +1,65 @@
+// The outbox writers: every state change calls one of these with the transaction it writes in, so
+// the event exists exactly when the change does. Each event carries its resource as the API shows
+// it after the change (contact details excepted: both parties read the same event), and names the
+// users it concerns (its audience).
+import type { Executor } from '../../db/client.ts';
+import { recordEvent } from '../../db/repositories/events.ts';
+import * as contractsRepo from '../../db/repositories/contracts.ts';
+import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.ts';
+import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
+import type { NegotiationRow } from '../../db/repositories/negotiations.ts';
+import type { GigRow } from '../../db/repositories/gigs.ts';
+import type { ApplicationRow } from '../../db/repositories/applications.ts';
+import type { ApiKeyRow } from '../../db/repositories/api-keys.ts';
+import type { EventType } from '../domain/events.ts';
+import { audience } from '../domain/parties.ts';
+import { presentContract, presentMilestone } from '../presenters/contracts.ts';
+import { presentNegotiation } from '../presenters/negotiations.ts';
+import { presentGig } from '../presenters/gigs.ts';
+import { presentApplication } from '../presenters/applications.ts';
+import { presentApiKey } from '../presenters/api-keys.ts';
+import { newId } from '../ids.ts';
+
+type Actor = string | null;
+
+function record(tx: Executor, type: EventType, resourceType: string, resourceId: string, actorUserId: Actor, audienceUserIds: string[], data: unknown) {
+  return recordEvent(tx, { id: newId(), type, resourceType, resourceId, actorUserId, audienceUserIds, data });
+}
+
+/** A gig event: its client hears it, and `others` too (the applicants of a deleted gig). */
+export function gigEvent(tx: Executor, type: EventType, gig: GigRow, actorUserId: Actor, others: string[] = []) {
+  return record(tx, type, 'gig', gig.id, actorUserId, [...(gig.clientUserId ? [gig.clientUserId] : []), ...others], presentGig(gig));
+}
+
+/** An application event goes to the worker and the gig's client. */
+export function applicationEvent(tx: Executor, type: EventType, application: ApplicationRow, clientUserId: string, actorUserId: Actor) {
+  return record(tx, type, 'application', application.id, actorUserId, [application.workerUserId, clientUserId], presentApplication(application, clientUserId));
+}
+
+/** A profile event goes to its owner, with the profile as the owner sees it. */
+export function profileEvent(tx: Executor, type: EventType, userId: string, profile: unknown) {
+  return record(tx, type, 'user', userId, userId, [userId], profile);
+}
+
+/** An API key event goes to the key's owner; the secret is never part of it. */
+export function apiKeyEvent(tx: Executor, type: EventType, key: ApiKeyRow, actorUserId: Actor) {
+  return record(tx, type, 'api_key', key.id, actorUserId, [key.userId], presentApiKey(key));
+}
+
+/** A contract event, with the contract and its milestones as the API shows them after the change. */
+export async function contractEvent(tx: Executor, type: EventType, contract: ContractRow, actorUserId: Actor) {
+  const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
+  await record(tx, type, 'contract', contract.id, actorUserId, audience(contract), presentContract(contract, milestones));
+}
+
+/** A milestone event goes to both parties of its contract; `extra` adds e.g. a failure reason. */
+export async function milestoneEvent(tx: Executor, type: EventType, contract: ContractRow, milestone: MilestoneRow, actorUserId: Actor, extra: Record<string, unknown> = {}) {
+  await record(tx, type, 'milestone', milestone.id, actorUserId, audience(contract), { ...presentMilestone(milestone), ...extra });
+}
+
+/** A negotiation event, with the negotiation as the API shows it (no contact details: both parties read events). */
+export async function negotiationEvent(tx: Executor, type: EventType, negotiation: NegotiationRow, actorUserId: string) {
+  const [rounds, contract] = await Promise.all([negotiationsRepo.listRounds(tx, [negotiation.id]), contractsRepo.getContractByNegotiation(tx, negotiation.id)]);
+  const data = presentNegotiation(negotiation, rounds, { contractId: contract?.id ?? null, contractRoundId: contract?.roundId ?? null });
+  await record(tx, type, 'negotiation', negotiation.id, actorUserId, audience(negotiation), data);
+}
