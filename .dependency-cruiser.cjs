@@ -1,0 +1,113 @@
+// Import rules for gigmarket: `npm run lint:imports` (also part of `npm run lint` and .ci/run).
+//
+// Layers, inside out:
+//   src/domain/          pure rules: imports only itself and src/errors.ts
+//   db/                  persistence: imports only itself, src/domain/ and src/errors.ts
+//   src/services/        use cases: no transport (handlers/, src/http/, fastify values); of jobs/ only jobs/queues.ts
+//   handlers/            HTTP handlers: call src/services/, never db/
+//   src/app.ts           the only module outside handlers/ that imports handlers/
+// tests/ and scripts/ may import anything; they are checked only for cycles (and that their imports resolve).
+//
+// "Ours" = a file of this repository, i.e. a path that does not go through node_modules/
+// and is not a Node built-in. Paths are relative to the repository root.
+
+/** Ours: the top-level folders and root files of this repository (not node_modules, not built-ins). */
+const OURS = '^(src|db|handlers|jobs|tests|scripts)/|^[^/]+\\.ts$';
+/** tests/ and scripts/ are exempt from every rule but no-circular (and not-to-unresolvable). */
+const EXEMPT = '^(tests|scripts)/';
+/** fastify and the packages built for it: fastify, @fastify/*, fastify-*, @scalar/fastify-api-reference. */
+const FASTIFY = '(^|/)node_modules/(fastify/|@fastify/|fastify-|@scalar/fastify-)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles, anywhere (type-only imports included).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'src/domain/ may import, of ours, only src/domain/ and src/errors.ts.',
+      from: { path: '^src/domain/' },
+      to: { path: OURS, pathNot: '^src/domain/|^src/errors\\.ts$' },
+    },
+    {
+      name: 'db-depends-on-nothing-above',
+      severity: 'error',
+      comment: 'db/ may import, of ours, only db/, src/domain/ and src/errors.ts; never the rest of src/, handlers/ or jobs/.',
+      from: { path: '^db/' },
+      to: { path: OURS, pathNot: '^db/|^src/domain/|^src/errors\\.ts$' },
+    },
+    {
+      name: 'handlers-go-through-services',
+      severity: 'error',
+      comment: 'handlers/ may not import db/: they call src/services/.',
+      from: { path: '^handlers/' },
+      to: { path: '^db/' },
+    },
+    {
+      name: 'services-are-transport-free',
+      severity: 'error',
+      comment: 'src/services/ may not import handlers/ or src/http/.',
+      from: { path: '^src/services/' },
+      to: { path: '^(handlers|src/http)/' },
+    },
+    {
+      name: 'services-are-transport-free',
+      severity: 'error',
+      comment: 'src/services/ may import fastify (or a fastify plugin) only with `import type`.',
+      from: { path: '^src/services/' },
+      to: { path: FASTIFY, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'services-are-transport-free',
+      severity: 'error',
+      comment: 'Of jobs/, src/services/ may import only jobs/queues.ts.',
+      from: { path: '^src/services/' },
+      to: { path: '^jobs/', pathNot: '^jobs/queues\\.ts$' },
+    },
+    {
+      name: 'nobody-imports-handlers',
+      severity: 'error',
+      comment: 'Only handlers/ and src/app.ts import handlers/.',
+      from: { pathNot: `^handlers/|^src/app\\.ts$|${EXEMPT}` },
+      to: { path: '^handlers/' },
+    },
+    {
+      name: 'jobs-not-from-handlers',
+      severity: 'error',
+      comment: 'jobs/ may not import handlers/.',
+      from: { path: '^jobs/' },
+      to: { path: '^handlers/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'Every import resolves: an import this tool cannot resolve would escape every rule above.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // Follow our own files only; packages are recorded as the import's target but not descended into.
+    doNotFollow: { path: 'node_modules' },
+    moduleSystems: ['es6', 'cjs'],
+    // Read TypeScript before compilation: `import type` is a dependency too (marked type-only).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      // ESM + package.json "exports", as Node resolves them; `.ts` specifiers resolve as written.
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'types', 'default'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+      extensions: ['.ts', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
