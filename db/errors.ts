@@ -1,6 +1,12 @@
 // Recognising Postgres errors from either driver: postgres.js puts the SQLSTATE on the error,
 // PGlite on the error or on its cause (as Drizzle wraps it).
-interface PgErrorLike { code?: string; constraint_name?: string; constraint?: string; cause?: unknown; message?: string }
+interface PgErrorLike {
+  code?: string;
+  constraint_name?: string;
+  constraint?: string;
+  cause?: unknown;
+  message?: string;
+}
 
 function pgError(err: unknown): PgErrorLike | undefined {
   let current = err as PgErrorLike | undefined;
@@ -25,4 +31,5 @@ export const isForeignKeyViolation = (err: unknown, constraint?: string) => matc
  * A delete refused by an ON DELETE RESTRICT reference. Postgres 17 (PGlite) reports it as
  * restrict_violation (23001); Postgres 15/16 as foreign_key_violation (23503): accept both.
  */
-export const isRestrictedDelete = (err: unknown, constraint?: string) => matches(err, '23001', constraint) || matches(err, '23503', constraint);
+export const isRestrictedDelete = (err: unknown, constraint?: string) =>
+  matches(err, '23001', constraint) || matches(err, '23503', constraint);

@@ -24,7 +24,12 @@ export async function listen(database: Database, channel: string, handlers: List
     // One process holds a PGlite database: no connection to lose.
     const unlisten = await database.pglite.listen(channel, handlers.onNotify);
     handlers.onLive(true);
-    return { async stop() { handlers.onLive(false); await unlisten(); } };
+    return {
+      async stop() {
+        handlers.onLive(false);
+        await unlisten();
+      },
+    };
   }
   return listenOnServer(database.url, channel, handlers);
 }
@@ -50,7 +55,9 @@ async function listenOnServer(url: string, channel: string, handlers: ListenHand
   async function subscribe(): Promise<void> {
     const next = new pg.Client({ connectionString: url, application_name: 'gigmarket-listen' });
     client = next;
-    next.on('notification', (n) => { if (n.channel === channel && n.payload !== undefined) handlers.onNotify(n.payload); });
+    next.on('notification', (n) => {
+      if (n.channel === channel && n.payload !== undefined) handlers.onNotify(n.payload);
+    });
     next.on('error', () => lost(next));
     next.on('end', () => lost(next));
     try {
@@ -67,7 +74,10 @@ async function listenOnServer(url: string, channel: string, handlers: ListenHand
   function schedule() {
     if (timer) return;
     const delay = RETRY_MS[Math.min(attempt++, RETRY_MS.length - 1)]!;
-    timer = setTimeout(() => { timer = undefined; void subscribe(); }, delay);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void subscribe();
+    }, delay);
     timer.unref();
   }
 

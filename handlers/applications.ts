@@ -8,14 +8,23 @@ import type { ApplicationStatus } from '../src/domain/application.ts';
 import * as applications from '../src/services/applications.ts';
 import { presentApplication } from '../src/presenters/applications.ts';
 
-const pageOf = (q: { status?: ApplicationStatus; limit?: number; cursor?: string }) =>
-  ({ status: q.status, limit: q.limit ?? DEFAULT_LIMIT, beforeId: decodeCursor(q.cursor) });
+const pageOf = (q: { status?: ApplicationStatus; limit?: number; cursor?: string }) => ({
+  status: q.status,
+  limit: q.limit ?? DEFAULT_LIMIT,
+  beforeId: decodeCursor(q.cursor),
+});
 
 const present = ({ application, clientUserId }: applications.ApplicationWithClient) => presentApplication(application, clientUserId);
 
 type ApplicationHandlers = Handlers<
-  'applyToGig' | 'listGigApplications' | 'shortlistWorker' | 'listMyApplications' | 'getApplication'
-  | 'shortlistApplication' | 'rejectApplication' | 'withdrawApplication'
+  | 'applyToGig'
+  | 'listGigApplications'
+  | 'shortlistWorker'
+  | 'listMyApplications'
+  | 'getApplication'
+  | 'shortlistApplication'
+  | 'rejectApplication'
+  | 'withdrawApplication'
 >;
 
 export function applicationHandlers(ctx: Context): ApplicationHandlers {
@@ -23,7 +32,8 @@ export function applicationHandlers(ctx: Context): ApplicationHandlers {
     async applyToGig(request, reply) {
       const body = request.body ?? {};
       const created = await applications.apply(ctx, principalOf(request).userId, request.params.id, {
-        message: body.message, proposedRateCents: body.proposed_rate_cents,
+        message: body.message,
+        proposedRateCents: body.proposed_rate_cents,
       });
       return reply.code(201).send(present(created));
     },
@@ -51,8 +61,11 @@ export function applicationHandlers(ctx: Context): ApplicationHandlers {
       return presentApplication(a, a.clientUserId);
     },
 
-    shortlistApplication: async (request) => present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'shortlist')),
-    rejectApplication: async (request) => present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'reject')),
-    withdrawApplication: async (request) => present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'withdraw')),
+    shortlistApplication: async (request) =>
+      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'shortlist')),
+    rejectApplication: async (request) =>
+      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'reject')),
+    withdrawApplication: async (request) =>
+      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'withdraw')),
   };
 }

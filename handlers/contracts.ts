@@ -8,14 +8,25 @@ import * as contracts from '../src/services/contracts.ts';
 import * as milestones from '../src/services/milestones.ts';
 import { presentMilestone } from '../src/presenters/contracts.ts';
 
-export function contractHandlers(ctx: Context): Handlers<
-  'listContracts' | 'getContract' | 'approveContract' | 'reviseContract' | 'cancelContract' | 'getConnectLink' | 'fundMilestone' | 'releaseMilestone'
+export function contractHandlers(
+  ctx: Context,
+): Handlers<
+  | 'listContracts'
+  | 'getContract'
+  | 'approveContract'
+  | 'reviseContract'
+  | 'cancelContract'
+  | 'getConnectLink'
+  | 'fundMilestone'
+  | 'releaseMilestone'
 > {
   return {
     async listContracts(request) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const { rows, present } = await contracts.listContracts(ctx, principalOf(request).userId, {
-        status: request.query.status, limit, beforeId: decodeCursor(request.query.cursor),
+        status: request.query.status,
+        limit,
+        beforeId: decodeCursor(request.query.cursor),
       });
       return page(rows, limit, present);
     },
@@ -26,7 +37,9 @@ export function contractHandlers(ctx: Context): Handlers<
 
     async approveContract(request) {
       const { userId } = principalOf(request);
-      const { contract, connectUrl } = await contracts.approve(ctx, userId, request.params.id, { revisionCount: request.body?.revision_count });
+      const { contract, connectUrl } = await contracts.approve(ctx, userId, request.params.id, {
+        revisionCount: request.body?.revision_count,
+      });
       return { contract: await contracts.contractView(ctx, contract), connect_url: connectUrl };
     },
 

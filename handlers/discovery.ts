@@ -10,7 +10,11 @@ import { recommendGigs } from '../src/search/recommendations.ts';
 import { recommendWorkersForGig, sendFeedback } from '../src/services/discovery.ts';
 
 /** A comma-separated parameter as a list (blanks dropped). */
-const commaList = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const commaList = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** Nothing pays more than a 32-bit column holds: a larger minimum means the same as this one. */
 const MAX_CENTS = 2_147_483_647;

@@ -50,7 +50,12 @@ export function gigHandlers(ctx: Context): Handlers<'createGig' | 'getGig' | 'li
     async listGigs(request) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
-      const rows = await gigs.listGigs(ctx, principalOf(request).userId, { mine: q.owner === 'me', status: q.status, limit, beforeId: decodeCursor(q.cursor) });
+      const rows = await gigs.listGigs(ctx, principalOf(request).userId, {
+        mine: q.owner === 'me',
+        status: q.status,
+        limit,
+        beforeId: decodeCursor(q.cursor),
+      });
       return page(rows, limit, presentGig);
     },
 

@@ -22,29 +22,48 @@ function termsOf(body: TermsBody): negotiations.ProposedTerms {
   };
 }
 
-export function negotiationHandlers(ctx: Context): Handlers<
-  'listNegotiations' | 'createNegotiation' | 'negotiate' | 'getNegotiation' | 'proposeRound' | 'agreeNegotiation' | 'cancelNegotiation' | 'shareContact'
+export function negotiationHandlers(
+  ctx: Context,
+): Handlers<
+  | 'listNegotiations'
+  | 'createNegotiation'
+  | 'negotiate'
+  | 'getNegotiation'
+  | 'proposeRound'
+  | 'agreeNegotiation'
+  | 'cancelNegotiation'
+  | 'shareContact'
 > {
   return {
     async listNegotiations(request) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
       const { rows, present } = await negotiations.listNegotiations(ctx, principalOf(request).userId, {
-        status: q.status, gigId: q.gig_id, limit, beforeId: decodeCursor(q.cursor),
+        status: q.status,
+        gigId: q.gig_id,
+        limit,
+        beforeId: decodeCursor(q.cursor),
       });
       return page(rows, limit, present);
     },
 
     async createNegotiation(request) {
       const { userId } = principalOf(request);
-      const negotiation = await negotiations.startNegotiation(ctx, userId, { gigId: request.body.gig_id, workerUserId: request.body.worker_user_id });
+      const negotiation = await negotiations.startNegotiation(ctx, userId, {
+        gigId: request.body.gig_id,
+        workerUserId: request.body.worker_user_id,
+      });
       return negotiations.negotiationView(ctx, userId, negotiation);
     },
 
     async negotiate(request) {
       const { userId } = principalOf(request);
       const { gig_id, worker_user_id, ...terms } = request.body;
-      const negotiation = await negotiations.startNegotiation(ctx, userId, { gigId: gig_id, workerUserId: worker_user_id, firstRound: termsOf(terms) });
+      const negotiation = await negotiations.startNegotiation(ctx, userId, {
+        gigId: gig_id,
+        workerUserId: worker_user_id,
+        firstRound: termsOf(terms),
+      });
       return negotiations.negotiationView(ctx, userId, negotiation);
     },
 

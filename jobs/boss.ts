@@ -58,12 +58,15 @@ async function register(boss: PgBoss, job: JobDefinition<any>): Promise<void> {
  * holds this system (services enqueue through it), so it exists before the jobs are defined.
  */
 export function createJobSystem(database: Database, log: FastifyBaseLogger): JobSystem {
-  const boss = database.kind === 'pglite'
-    ? new PgBoss({ db: fromPglite(database.pglite), backend: 'pglite' })
-    : new PgBoss({ connectionString: database.url, max: 4, application_name: 'gigmarket-jobs' });
+  const boss =
+    database.kind === 'pglite'
+      ? new PgBoss({ db: fromPglite(database.pglite), backend: 'pglite' })
+      : new PgBoss({ connectionString: database.url, max: 4, application_name: 'gigmarket-jobs' });
   let running = false;
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
-  boss.on('stopped', () => { running = false; });
+  boss.on('stopped', () => {
+    running = false;
+  });
   async function start(jobs: JobDefinition<any>[]) {
     await boss.start();
     running = true;

@@ -5,7 +5,6 @@ import type { JobDefinition } from './boss.ts';
 import { CONTRACT_EXPIRY_QUEUE } from './queues.ts';
 import type { Context } from '../src/context.ts';
 
-
 export function contractExpiryJob(ctx: Context): JobDefinition {
   return {
     name: CONTRACT_EXPIRY_QUEUE,

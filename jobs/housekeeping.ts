@@ -5,7 +5,6 @@ import type { JobDefinition } from './boss.ts';
 import { HOUSEKEEPING_QUEUE } from './queues.ts';
 import type { Context } from '../src/context.ts';
 
-
 export function housekeepingJob(ctx: Context): JobDefinition {
   return {
     name: HOUSEKEEPING_QUEUE,

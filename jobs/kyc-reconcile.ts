@@ -5,7 +5,6 @@ import type { JobDefinition } from './boss.ts';
 import { KYC_RECONCILE_QUEUE } from './queues.ts';
 import type { Context } from '../src/context.ts';
 
-
 export function kycReconcileJob(ctx: Context): JobDefinition {
   return {
     name: KYC_RECONCILE_QUEUE,

@@ -17,12 +17,15 @@ export function payoutJob(ctx: Context): JobDefinition<QueuePayloads[typeof PAYO
       try {
         await payout(ctx, data.milestone_id);
       } catch (err) {
-        if (attempt.last && await payoutGaveUp(ctx, data.milestone_id)) {
-          ctx.log.error({ err, milestoneId: data.milestone_id, retries: attempt.retryCount }, `payout failed on every retry: the milestone stays released and is owed; its job waits in ${PAYOUT_FAILED_QUEUE}: npm run -s cli -- payouts redrive ${data.milestone_id}`);
+        if (attempt.last && (await payoutGaveUp(ctx, data.milestone_id))) {
+          ctx.log.error(
+            { err, milestoneId: data.milestone_id, retries: attempt.retryCount },
+            'payout failed on every retry: the milestone stays released and is owed; ' +
+              `its job waits in ${PAYOUT_FAILED_QUEUE}: npm run -s cli -- payouts redrive ${data.milestone_id}`,
+          );
         }
         throw err;
       }
     },
   };
 }
-

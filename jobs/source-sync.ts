@@ -7,7 +7,6 @@ import type { JobDefinition } from './boss.ts';
 import { SOURCE_SYNC_QUEUE, type QueuePayloads } from './queues.ts';
 import type { Context } from '../src/context.ts';
 
-
 export function sourceSyncJob(ctx: Context): JobDefinition<QueuePayloads[typeof SOURCE_SYNC_QUEUE]> {
   const sources = loadSources(ctx.config.sourcesFile);
   const byName = new Map(sources.map((s) => [s.name, s]));

@@ -29,8 +29,16 @@ const BLOCK_WARMUP = 2;
 const WARMUP = 8;
 
 interface EvalGig {
-  title: string; description: string; tags: string[]; compensation_type: string; rate_cents: number | null;
-  compensation_min_cents: number | null; compensation_max_cents: number | null; currency: string; source: string; url: string | null;
+  title: string;
+  description: string;
+  tags: string[];
+  compensation_type: string;
+  rate_cents: number | null;
+  compensation_min_cents: number | null;
+  compensation_max_cents: number | null;
+  currency: string;
+  source: string;
+  url: string | null;
 }
 
 /** A small progress bar on stderr (no dependency). */
@@ -44,7 +52,9 @@ function progress(label: string, total: number) {
     const width = 30;
     const filled = Math.round((done / total) * width);
     const secs = ((Date.now() - started) / 1000).toFixed(0);
-    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${secs}s`);
+    process.stderr.write(
+      `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${secs}s`,
+    );
     if (done >= total) process.stderr.write('\n');
   };
 }
@@ -98,14 +108,22 @@ function* synthesise(templates: EvalGig[], count: number, clientId: string) {
   }
 }
 
-interface Shape { name: string; query: Record<string, string | number> }
+interface Shape {
+  name: string;
+  query: Record<string, string | number>;
+}
 
 const SHAPES: Shape[] = [
   { name: 'text, one common word', query: { q: 'api' } },
   { name: 'text, one rare word', query: { q: 'godot' } },
   { name: 'text, two words', query: { q: 'react native' } },
   { name: 'text, natural language', query: { q: 'need someone to set up kubernetes autoscaling on aws' } },
-  { name: 'text, long paragraph', query: { q: 'We are a healthcare startup and need a native iOS app written in Swift with SwiftUI. The app syncs with HealthKit, shows trends in charts, and must pass App Store review. Experience with HIPAA is a plus.' } },
+  {
+    name: 'text, long paragraph',
+    query: {
+      q: 'We are a healthcare startup and need a native iOS app written in Swift with SwiftUI. The app syncs with HealthKit, shows trends in charts, and must pass App Store review. Experience with HIPAA is a plus.',
+    },
+  },
   { name: 'text, stop words only', query: { q: 'the of and' } },
   { name: 'tags only', query: { tags: 'python' } },
   { name: 'tags only, two', query: { tags: 'python,django' } },
@@ -118,11 +136,21 @@ const SHAPES: Shape[] = [
 ];
 
 function requestOf(query: Record<string, string | number>): SearchRequest {
-  const list = (v: unknown) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+  const list = (v: unknown) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : undefined;
   return {
-    q: query.q as string | undefined, tags: list(query.tags), sources: list(query.sources),
+    q: query.q as string | undefined,
+    tags: list(query.tags),
+    sources: list(query.sources),
     minCompensationCents: query.min_compensation_cents as number | undefined,
-    compensationType: query.compensation_type as never, currency: query.currency as string | undefined, limit: 20,
+    compensationType: query.compensation_type as never,
+    currency: query.currency as string | undefined,
+    limit: 20,
   };
 }
 
@@ -151,7 +179,10 @@ async function time(fn: () => Promise<unknown>): Promise<number[]> {
  * MIN_RUNS runs each, and up to RUNS while the shape's time budget lasts.
  */
 async function timeInterleaved(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[], number[]]> {
-  for (let i = 0; i < WARMUP; i++) { await a(); await b(); }
+  for (let i = 0; i < WARMUP; i++) {
+    await a();
+    await b();
+  }
   const as: number[] = [];
   const bs: number[] = [];
   const started = Date.now();
@@ -160,7 +191,13 @@ async function timeInterleaved(a: () => Promise<unknown>, b: () => Promise<unkno
     for (let i = 0; i < BLOCK; i++) into.push(await timed(fn));
   };
   for (let round = 0; as.length < RUNS && (as.length < MIN_RUNS || Date.now() - started < SHAPE_BUDGET_MS); round++) {
-    if (round % 2) { await block(a, as); await block(b, bs); } else { await block(b, bs); await block(a, as); }
+    if (round % 2) {
+      await block(a, as);
+      await block(b, bs);
+    } else {
+      await block(b, bs);
+      await block(a, as);
+    }
   }
   return [as, bs];
 }
@@ -172,12 +209,14 @@ async function timeInterleaved(a: () => Promise<unknown>, b: () => Promise<unkno
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function httpGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -186,15 +225,31 @@ async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
     // Request logging off, as before (LOG_LEVEL=silent); no embeddings endpoint.
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl, EMBEDDINGS_URL: '' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: dbUrl,
+      EMBEDDINGS_URL: '',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`the server exited (code ${code}) before answering`))));
+  const exited = new Promise((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`the server exited (code ${code}) before answering`))),
+  );
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const up = httpGet(`http://127.0.0.1:${port}/api/health`, {}).then((r) => r.status === 200, () => false);
+    const up = httpGet(`http://127.0.0.1:${port}/api/health`, {}).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (await Promise.race([up, exited])) return child;
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error('the server did not answer /api/health within 30 s'); }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('the server did not answer /api/health within 30 s');
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -226,7 +281,11 @@ async function main() {
   try {
     database = await openDatabase({ databaseUrl: dbUrl, max: 4 });
     await migrate(database);
-    const templates = fs.readFileSync(path.join(ROOT, 'eval/search/gigs.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as EvalGig);
+    const templates = fs
+      .readFileSync(path.join(ROOT, 'eval/search/gigs.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as EvalGig);
     const owner = await createUserWithKey({ db: database.db }, 'Bench client');
     const searcher = await createUserWithKey({ db: database.db }, 'Bench searcher');
 
@@ -243,10 +302,16 @@ async function main() {
         bar(done);
       }
     }
-    if (batch.length) { await bare`insert into gigs ${bare(batch as never)}`; done += batch.length; bar(done); }
+    if (batch.length) {
+      await bare`insert into gigs ${bare(batch as never)}`;
+      done += batch.length;
+      bar(done);
+    }
     await bare`vacuum analyze gigs`;
     const open = (await bare<{ open: number }[]>`select count(*)::int as open from gigs where status = 'open'`)[0]!.open;
-    console.log(`seeded ${GIGS.toLocaleString('en-US')} gigs (${open.toLocaleString('en-US')} open) in ${((Date.now() - seeded) / 1000).toFixed(0)} s`);
+    console.log(
+      `seeded ${GIGS.toLocaleString('en-US')} gigs (${open.toLocaleString('en-US')} open) in ${((Date.now() - seeded) / 1000).toFixed(0)} s`,
+    );
 
     const port = 30_000 + Math.floor(Math.random() * 20_000);
     server = await startServer(dbUrl, port);
@@ -261,10 +326,16 @@ async function main() {
       const res = await httpGet(`${base}/api/keys/verify`, headers);
       if (res.status !== 200) throw new Error(`GET /api/keys/verify: HTTP ${res.status}`);
     });
-    console.log(`\nfloor: an authenticated GET /api/keys/verify takes p50 ${quantile(floor, 0.5).toFixed(1)} ms, p95 ${quantile(floor, 0.95).toFixed(1)} ms`);
+    console.log(
+      `\nfloor: an authenticated GET /api/keys/verify takes p50 ${quantile(floor, 0.5).toFixed(1)} ms, p95 ${quantile(floor, 0.95).toFixed(1)} ms`,
+    );
     console.log(`server in its own process; one request at a time, limit 20; per shape ${WARMUP} warm-up runs of each, then HTTP and SQL`);
-    console.log(`in alternating blocks of ${BLOCK} timed runs after ${BLOCK_WARMUP} untimed ones, ${MIN_RUNS} to ${RUNS} runs each (as many as ${SHAPE_BUDGET_MS / 1000} s allow).`);
-    console.log(`${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`);
+    console.log(
+      `in alternating blocks of ${BLOCK} timed runs after ${BLOCK_WARMUP} untimed ones, ${MIN_RUNS} to ${RUNS} runs each (as many as ${SHAPE_BUDGET_MS / 1000} s allow).`,
+    );
+    console.log(
+      `${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`,
+    );
     const explained: { name: string; text: string; params: unknown[] }[] = [];
     for (const shape of SHAPES) {
       const qs = new URLSearchParams(Object.entries(shape.query).map(([k, v]) => [k, String(v)])).toString();
@@ -282,10 +353,16 @@ async function main() {
       const query = dialect.sqlToQuery(searchSql(plan));
       const [httpTimes, sqlTimes] = await timeInterleaved(request, () => bare.unsafe(query.sql, query.params as never[]));
       explained.push({ name: shape.name, text: query.sql, params: query.params });
-      if (process.env.BENCH_KEEP) fs.writeFileSync(`/tmp/${name}-${explained.length}.json`, JSON.stringify({ name: shape.name, sql: query.sql, params: query.params }));
+      if (process.env.BENCH_KEEP)
+        fs.writeFileSync(
+          `/tmp/${name}-${explained.length}.json`,
+          JSON.stringify({ name: shape.name, sql: query.sql, params: query.params }),
+        );
       const h95 = quantile(httpTimes, 0.95);
       const s95 = quantile(sqlTimes, 0.95);
-      console.log(`${shape.name.padEnd(36)} ${String(results).padStart(7)} ${String(httpTimes.length).padStart(5)}  ${quantile(httpTimes, 0.5).toFixed(1).padStart(8)} ${h95.toFixed(1).padStart(6)}  ${quantile(sqlTimes, 0.5).toFixed(1).padStart(8)} ${s95.toFixed(1).padStart(6)}  ${(h95 / s95).toFixed(2).padStart(8)}x${inProcess ? `  in-process p50 ${quantile(inProcess, 0.5).toFixed(1)} p95 ${quantile(inProcess, 0.95).toFixed(1)}` : ''}`);
+      console.log(
+        `${shape.name.padEnd(36)} ${String(results).padStart(7)} ${String(httpTimes.length).padStart(5)}  ${quantile(httpTimes, 0.5).toFixed(1).padStart(8)} ${h95.toFixed(1).padStart(6)}  ${quantile(sqlTimes, 0.5).toFixed(1).padStart(8)} ${s95.toFixed(1).padStart(6)}  ${(h95 / s95).toFixed(2).padStart(8)}x${inProcess ? `  in-process p50 ${quantile(inProcess, 0.5).toFixed(1)} p95 ${quantile(inProcess, 0.95).toFixed(1)}` : ''}`,
+      );
     }
 
     console.log('\nEXPLAIN (ANALYZE) — the index nodes of each plan:');

@@ -34,10 +34,10 @@ try {
     let line = 0;
     while (line < a.length && line < b.length && a[line] === b[line]) line++;
     console.error(
-      `src/generated/api.d.ts is stale: it differs from openapi.yaml's types from line ${line + 1}\n`
-      + `  checked in: ${JSON.stringify(a[line] ?? '<end of file>')}\n`
-      + `  expected:   ${JSON.stringify(b[line] ?? '<end of file>')}\n`
-      + 'Run `npm run gen:types` and commit the result.',
+      `src/generated/api.d.ts is stale: it differs from openapi.yaml's types from line ${line + 1}\n` +
+        `  checked in: ${JSON.stringify(a[line] ?? '<end of file>')}\n` +
+        `  expected:   ${JSON.stringify(b[line] ?? '<end of file>')}\n` +
+        'Run `npm run gen:types` and commit the result.',
     );
     process.exitCode = 1;
   } else {

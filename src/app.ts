@@ -62,12 +62,17 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const missing = [...operations.keys()].filter((id) => !handlers[id]);
   const extra = Object.keys(handlers).filter((id) => !operations.has(id));
   if (missing.length || extra.length) {
-    throw new Error(`spec and handlers disagree: missing handlers [${missing.join(', ')}], handlers without an operation [${extra.join(', ')}]`);
+    throw new Error(
+      `spec and handlers disagree: missing handlers [${missing.join(', ')}], handlers without an operation [${extra.join(', ')}]`,
+    );
   }
 
   const idempotency = idempotencyHooks(ctx.db);
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }));
+    api.addHook(
+      'onRequest',
+      authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
+    );
     api.addHook('preValidation', checkRequestBody);
     api.addHook('preHandler', idempotency.preHandler);
     api.addHook('onSend', idempotency.onSend);

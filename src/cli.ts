@@ -53,7 +53,11 @@ class Failure extends Error {}
 
 const AGENT_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-interface Options { json: boolean; name?: string; agent?: string }
+interface Options {
+  json: boolean;
+  name?: string;
+  agent?: string;
+}
 
 function parse(argv: string[]): { command: string | undefined; args: string[]; options: Options } {
   let parsed;
@@ -98,14 +102,23 @@ async function openServerDatabase(): Promise<{ database: Database; close(): Prom
       lock = acquireDataLock(config.dataDir);
     } catch (err) {
       if (!(err instanceof DataDirLockedError)) throw err;
-      throw new Failure(`${err.message}:\nstop the server first, or use the dev sign-in at ${config.publicUrl}/auth/dev, or run both against a server Postgres with DATABASE_URL.`);
+      throw new Failure(
+        `${err.message}:\nstop the server first, or use the dev sign-in at ${config.publicUrl}/auth/dev, or run both against a server Postgres with DATABASE_URL.`,
+      );
     }
   }
   try {
     process.stderr.write(config.databaseUrl ? 'using the Postgres at DATABASE_URL\n' : `using PGlite in ${config.dataDir}\n`);
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 }); // migrate() reserves one connection for its lock
+    // Two connections: migrate() reserves one for its lock.
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 });
     await migrate(database);
-    return { database, async close() { await database.close(); lock?.release(); } };
+    return {
+      database,
+      async close() {
+        await database.close();
+        lock?.release();
+      },
+    };
   } catch (err) {
     lock?.release();
     throw err;
@@ -135,16 +148,22 @@ function prepare(command: string, args: string[], options: Options): Action {
       if (args.length) throw new UsageError('list-users takes no arguments');
       return async ({ db }) => {
         const all = [];
-        for (let afterId: string | undefined; ;) {
+        for (let afterId: string | undefined; ; ) {
           const rows = await listUsers(db, { limit: 500, afterId });
           all.push(...rows);
           if (rows.length < 500) break;
           afterId = rows[rows.length - 1]!.id;
         }
-        const shown = all.map((u) => ({ user_id: u.id, display_name: u.displayName, github_login: u.githubLogin, created_at: u.createdAt.toISOString() }));
+        const shown = all.map((u) => ({
+          user_id: u.id,
+          display_name: u.displayName,
+          github_login: u.githubLogin,
+          created_at: u.createdAt.toISOString(),
+        }));
         if (options.json) return printJson(shown);
         if (!shown.length) return print('No users yet. Create one with: npm run -s cli -- create-user "Your Name"');
-        for (const u of shown) print(`${u.user_id}  ${u.display_name}${u.github_login ? `  (GitHub @${u.github_login})` : ''}  created ${u.created_at}`);
+        for (const u of shown)
+          print(`${u.user_id}  ${u.display_name}${u.github_login ? `  (GitHub @${u.github_login})` : ''}  created ${u.created_at}`);
       };
     }
     case 'create-key': {
@@ -152,11 +171,19 @@ function prepare(command: string, args: string[], options: Options): Action {
       const id = userId(args[0]);
       const name = (options.name ?? 'cli').trim();
       if (!name || name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
-      if (options.agent !== undefined && !AGENT_PATTERN.test(options.agent)) throw new UsageError('--agent must match ^[A-Za-z0-9_.:-]{1,128}$');
+      if (options.agent !== undefined && !AGENT_PATTERN.test(options.agent))
+        throw new UsageError('--agent must match ^[A-Za-z0-9_.:-]{1,128}$');
       return async ({ db }) => {
-        if (!await getUser(db, id)) throw new Failure(`no user with id ${id}`);
+        if (!(await getUser(db, id))) throw new Failure(`no user with id ${id}`);
         const key = await issueApiKey({ db }, id, { name, hostedAgentId: options.agent ?? null });
-        if (options.json) return printJson({ user_id: id, api_key_id: key.row.id, name: key.row.name, hosted_agent_id: key.row.hostedAgentId, api_key: key.secret });
+        if (options.json)
+          return printJson({
+            user_id: id,
+            api_key_id: key.row.id,
+            name: key.row.name,
+            hosted_agent_id: key.row.hostedAgentId,
+            api_key: key.secret,
+          });
         print(`Created key "${key.row.name}" (id ${key.row.id}) for user ${id}.`);
         print(`API key (shown once, store it now): ${key.secret}`);
       };
@@ -190,7 +217,8 @@ function prepare(command: string, args: string[], options: Options): Action {
 function prepareSources(args: string[], options: Options): Action {
   const [sub, name, ...rest] = args;
   if (sub !== 'list' && sub !== 'sync') throw new UsageError('sources needs "list" or "sync [name]"');
-  if (rest.length || (sub === 'list' && name)) throw new UsageError(`sources ${sub} takes ${sub === 'list' ? 'no arguments' : 'at most one <name>'}`);
+  if (rest.length || (sub === 'list' && name))
+    throw new UsageError(`sources ${sub} takes ${sub === 'list' ? 'no arguments' : 'at most one <name>'}`);
   const config = loadConfig();
   let sources: SourceConfig[];
   try {
@@ -199,7 +227,8 @@ function prepareSources(args: string[], options: Options): Action {
     if (err instanceof SourcesConfigError) throw new Failure(err.message);
     throw err;
   }
-  if (!config.sourcesFile) process.stderr.write('no sources configured: set SOURCES_FILE or create ./sources.json (see sources.example.json)\n');
+  if (!config.sourcesFile)
+    process.stderr.write('no sources configured: set SOURCES_FILE or create ./sources.json (see sources.example.json)\n');
   if (sub === 'list') {
     return async ({ db }) => {
       const counts = await externalGigCounts(db);
@@ -223,7 +252,8 @@ function prepareSources(args: string[], options: Options): Action {
 function preparePayouts(args: string[], options: Options): Action {
   const [sub, id, ...rest] = args;
   if (sub !== 'failed' && sub !== 'redrive') throw new UsageError('payouts needs "failed" or "redrive [milestone-id]"');
-  if (rest.length || (sub === 'failed' && id)) throw new UsageError(`payouts ${sub} takes ${sub === 'failed' ? 'no arguments' : 'at most one <milestone-id>'}`);
+  if (rest.length || (sub === 'failed' && id))
+    throw new UsageError(`payouts ${sub} takes ${sub === 'failed' ? 'no arguments' : 'at most one <milestone-id>'}`);
   const milestoneId = id === undefined ? undefined : userId(id, 'milestone-id');
   return async (database) => {
     const jobs = await startJobs(database, pino({ level: 'silent' }), []);
@@ -235,7 +265,10 @@ function preparePayouts(args: string[], options: Options): Action {
         for (const p of parked) print(`milestone ${p.milestone_id}: failed on every retry, parked since ${p.parked_at}`);
         return;
       }
-      const moved = await jobs.boss.redrive(PAYOUT_FAILED_QUEUE, { destination: PAYOUT_QUEUE, ...(milestoneId ? { data: { milestone_id: milestoneId } } : {}) });
+      const moved = await jobs.boss.redrive(PAYOUT_FAILED_QUEUE, {
+        destination: PAYOUT_QUEUE,
+        ...(milestoneId ? { data: { milestone_id: milestoneId } } : {}),
+      });
       if (options.json) return printJson({ redriven: moved });
       print(moved === 1 ? 'sent 1 payout again' : `sent ${moved} payouts again`);
     } finally {
@@ -245,7 +278,7 @@ function preparePayouts(args: string[], options: Options): Action {
 }
 
 async function parkedPayouts(boss: JobSystem['boss']): Promise<{ milestone_id: string; parked_at: string }[]> {
-  if (!await boss.getQueue(PAYOUT_FAILED_QUEUE)) return []; // no server has run on this database yet
+  if (!(await boss.getQueue(PAYOUT_FAILED_QUEUE))) return []; // no server has run on this database yet
   const jobs = await boss.findJobs<{ milestone_id: string }>(PAYOUT_FAILED_QUEUE, { queued: true });
   return jobs.map((j) => ({ milestone_id: j.data.milestone_id, parked_at: j.createdOn.toISOString() }));
 }

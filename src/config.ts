@@ -12,13 +12,15 @@ export interface Config {
   databaseUrl: string | undefined;
   sessionSecret: string | undefined;
   sessionTtlDays: number;
-  github: {
-    clientId: string;
-    clientSecret: string;
-    authorizeUrl: string;
-    tokenUrl: string;
-    apiUrl: string;
-  } | undefined;
+  github:
+    | {
+        clientId: string;
+        clientSecret: string;
+        authorizeUrl: string;
+        tokenUrl: string;
+        apiUrl: string;
+      }
+    | undefined;
   bodyLimitBytes: number;
   /** Which proxies' X-Forwarded-* headers to believe (Fastify's trustProxy): none unless TRUST_PROXY says. */
   trustProxy: boolean | number | string[];
@@ -63,7 +65,11 @@ export interface StripeSettings {
 function stripeApiBase(raw: string | undefined): StripeSettings['api'] {
   if (!raw) return undefined;
   let url: URL;
-  try { url = new URL(raw); } catch { throw new Error(`STRIPE_API_BASE must be a URL, got "${raw}"`); }
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`STRIPE_API_BASE must be a URL, got "${raw}"`);
+  }
   const protocol = url.protocol.slice(0, -1);
   if ((protocol !== 'http' && protocol !== 'https') || (url.pathname !== '/' && url.pathname !== '')) {
     throw new Error(`STRIPE_API_BASE must be http(s)://host[:port] without a path, got "${raw}"`);
@@ -73,7 +79,10 @@ function stripeApiBase(raw: string | undefined): StripeSettings['api'] {
 
 function payments(env: NodeJS.ProcessEnv): PaymentsConfig {
   const secretKey = env.STRIPE_SECRET_KEY;
-  const webhookSecrets = (env.STRIPE_WEBHOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const webhookSecrets = (env.STRIPE_WEBHOOK_SECRET ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!secretKey) {
     // A webhook secret without a key means a half-configured Stripe: refuse rather than run the sandbox.
     if (webhookSecrets.length) throw new Error('STRIPE_WEBHOOK_SECRET is set but STRIPE_SECRET_KEY is not');
@@ -105,7 +114,11 @@ export interface EmbeddingsSettings {
 function embeddings(env: NodeJS.ProcessEnv): EmbeddingsSettings | undefined {
   const raw = env.EMBEDDINGS_URL;
   if (!raw) return undefined;
-  try { new URL(raw); } catch { throw new Error(`EMBEDDINGS_URL must be a URL, got "${raw}"`); }
+  try {
+    new URL(raw);
+  } catch {
+    throw new Error(`EMBEDDINGS_URL must be a URL, got "${raw}"`);
+  }
   return {
     url: raw.replace(/\/+$/, ''),
     model: env.EMBEDDINGS_MODEL || 'text-embedding-3-small',
@@ -132,13 +145,18 @@ function trustProxy(raw: string | undefined): boolean | number | string[] {
   if (value === '' || value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
-  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, bits, extra] = entry.split('/');
     const family = net.isIP(address ?? '');
     const maxBits = family === 6 ? 128 : 32;
     if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new Error(`TRUST_PROXY must be true, false, a number of hops or a comma-separated list of addresses or CIDR ranges, got "${raw}"`);
+      throw new Error(
+        `TRUST_PROXY must be true, false, a number of hops or a comma-separated list of addresses or CIDR ranges, got "${raw}"`,
+      );
     }
   }
   return entries;
@@ -147,8 +165,13 @@ function trustProxy(raw: string | undefined): boolean | number | string[] {
 /** PUBLIC_URL makes the OAuth callback and the origin cookie-authenticated requests must come from. */
 function publicUrl(raw: string): string {
   let protocol: string | undefined;
-  try { protocol = new URL(raw).protocol; } catch { /* not a URL */ }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`PUBLIC_URL must be an http(s) URL such as https://gigs.example.com, got "${raw}"`);
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    /* not a URL */
+  }
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new Error(`PUBLIC_URL must be an http(s) URL such as https://gigs.example.com, got "${raw}"`);
   return raw.replace(/\/$/, '');
 }
 
@@ -169,15 +192,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     sessionSecret: env.SESSION_SECRET || undefined,
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30),
-    github: clientId && clientSecret
-      ? {
-          clientId,
-          clientSecret,
-          authorizeUrl: env.GITHUB_AUTHORIZE_URL || 'https://github.com/login/oauth/authorize',
-          tokenUrl: env.GITHUB_TOKEN_URL || 'https://github.com/login/oauth/access_token',
-          apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, ''),
-        }
-      : undefined,
+    github:
+      clientId && clientSecret
+        ? {
+            clientId,
+            clientSecret,
+            authorizeUrl: env.GITHUB_AUTHORIZE_URL || 'https://github.com/login/oauth/authorize',
+            tokenUrl: env.GITHUB_TOKEN_URL || 'https://github.com/login/oauth/access_token',
+            apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, ''),
+          }
+        : undefined,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',

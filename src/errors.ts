@@ -1,9 +1,19 @@
 // Domain errors carry their API code; the error handler turns them into the envelope (docs/architecture.md §3).
 
 export type ErrorCode =
-  | 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'INSUFFICIENT_CREDITS' | 'FORBIDDEN' | 'NOT_FOUND'
-  | 'CONFLICT' | 'INVALID_STATE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'PAYMENT_PROVIDER_ERROR' | 'INTERNAL';
+  | 'VALIDATION_FAILED'
+  | 'UNAUTHENTICATED'
+  | 'INSUFFICIENT_CREDITS'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'INVALID_STATE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'RATE_LIMITED'
+  | 'PAYMENT_PROVIDER_ERROR'
+  | 'INTERNAL';
 
 export const statusOf: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,

@@ -32,7 +32,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   try {
     const runtime = await start(config, options);
     if (!lock) return runtime;
-    return { ...runtime, async close() { await runtime.close(); lock.release(); } };
+    return {
+      ...runtime,
+      async close() {
+        await runtime.close();
+        lock.release();
+      },
+    };
   } catch (err) {
     lock?.release();
     throw err;
@@ -41,10 +47,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
 
 async function start(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = pino(loggerOptions(options.logger === false ? 'silent' : config.logLevel));
-  const database = options.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrate(database);
-  const sessionSecret = config.sessionSecret
-    ?? await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url'));
+  const sessionSecret =
+    config.sessionSecret ?? (await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url')));
   const payments = createPaymentProvider(config, { publicUrl: config.publicUrl, secret: sessionSecret });
   const jobs = createJobSystem(database, log);
   const apiKeys = new ApiKeyCache();

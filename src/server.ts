@@ -18,9 +18,9 @@ closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
 await app.listen({ port: config.port, host: config.host });
 if (devSignInEnabled(config) && !['127.0.0.1', 'localhost', '::1'].includes(config.host)) {
   // Anyone who reaches /auth/dev can sign in as any user: fine on a laptop, not on a network.
-  app.log.warn({ host: config.host }, 'the dev sign-in is on and the server listens beyond this machine: set NODE_ENV=production or configure GitHub OAuth');
+  app.log.warn(
+    { host: config.host },
+    'the dev sign-in is on and the server listens beyond this machine: set NODE_ENV=production or configure GitHub OAuth',
+  );
 }
-app.log.info(
-  { database: runtime.database.kind, docs: `${config.publicUrl}/docs` },
-  `gigmarket listening on ${config.publicUrl}`,
-);
+app.log.info({ database: runtime.database.kind, docs: `${config.publicUrl}/docs` }, `gigmarket listening on ${config.publicUrl}`);

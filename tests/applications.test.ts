@@ -16,7 +16,9 @@ beforeAll(async () => {
   client = await server.user('Client');
   stranger = await server.user('Stranger');
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 async function createGig(status?: 'draft' | 'open' | 'paused' | 'closed', owner = client) {
   const res = await owner.api.POST('/api/gigs', { body: { title: 'A gig', status: status === 'draft' ? 'draft' : 'open' } });
@@ -52,8 +54,13 @@ describe('POST /api/gigs/{id}/applications', () => {
     const res = await apply(worker, gigId, { message: 'I know Rust', proposed_rate_cents: 9000 });
     expect(res.response.status).toBe(201);
     expect(res.data).toMatchObject({
-      gig_id: gigId, worker_user_id: worker.userId, client_user_id: client.userId, origin: 'application',
-      status: 'submitted', message: 'I know Rust', proposed_rate_cents: 9000,
+      gig_id: gigId,
+      worker_user_id: worker.userId,
+      client_user_id: client.userId,
+      origin: 'application',
+      status: 'submitted',
+      message: 'I know Rust',
+      proposed_rate_cents: 9000,
     });
     expect(await appRow(res.data!.id)).toMatchObject({ gigId, workerUserId: worker.userId, status: 'submitted', origin: 'application' });
     const events = await eventsForResource(server.db, 'application', res.data!.id);
@@ -104,13 +111,21 @@ describe('POST /api/gigs/{id}/applications', () => {
     expect(await server.db.select().from(applications).where(eq(applications.workerUserId, worker.userId))).toEqual([]);
   });
 
-  it('is 403 on one\'s own gig, 404 on another user\'s draft or an unknown gig, 403 on an external gig', async () => {
+  it("is 403 on one's own gig, 404 on another user's draft or an unknown gig, 403 on an external gig", async () => {
     const gigId = await createGig();
     expectError(await apply(client, gigId), 403, 'FORBIDDEN');
     expectError(await apply(stranger, await createGig('draft')), 404, 'NOT_FOUND');
     expectError(await apply(stranger, newId()), 404, 'NOT_FOUND');
     const external = newId();
-    await server.db.insert(gigs).values({ id: external, clientUserId: null, title: 'Imported', status: 'open', source: 'remoteok', externalId: external, url: 'https://example.com/j' });
+    await server.db.insert(gigs).values({
+      id: external,
+      clientUserId: null,
+      title: 'Imported',
+      status: 'open',
+      source: 'remoteok',
+      externalId: external,
+      url: 'https://example.com/j',
+    });
     expectError(await apply(stranger, external), 403, 'FORBIDDEN', /url/);
     expect(await server.db.select().from(applications).where(eq(applications.gigId, gigId))).toEqual([]);
   });
@@ -132,7 +147,7 @@ describe('POST /api/gigs/{id}/applications', () => {
 });
 
 describe('GET /api/gigs/{id}/applications', () => {
-  it('lists a gig\'s applications for its client, newest first, filterable, page by page', async () => {
+  it("lists a gig's applications for its client, newest first, filterable, page by page", async () => {
     const gigId = await createGig();
     const [w1, w2, w3] = [await server.user(), await server.user(), await server.user()];
     const a1 = await applied(w1, gigId);
@@ -144,9 +159,13 @@ describe('GET /api/gigs/{id}/applications', () => {
     const first = await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId }, query: { limit: 2 } } });
     expect(first.response.status).toBe(200);
     expect(first.data!.data.map((a) => a.id)).toEqual([a3.id, a2.id]);
-    const rest = await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId }, query: { limit: 2, cursor: first.data!.next_cursor! } } });
+    const rest = await client.api.GET('/api/gigs/{id}/applications', {
+      params: { path: { id: gigId }, query: { limit: 2, cursor: first.data!.next_cursor! } },
+    });
     expect(rest.data).toEqual({ data: [a1], next_cursor: null });
-    const shortlisted = await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId }, query: { status: 'shortlisted' } } });
+    const shortlisted = await client.api.GET('/api/gigs/{id}/applications', {
+      params: { path: { id: gigId }, query: { status: 'shortlisted' } },
+    });
     expect(shortlisted.data!.data).toEqual([expect.objectContaining({ id: a2.id, status: 'shortlisted' })]);
   });
 
@@ -160,15 +179,21 @@ describe('GET /api/gigs/{id}/applications', () => {
 
   it('refuses a bad status, limit or id; 401 without credentials', async () => {
     const gigId = await createGig();
-    expectInvalid(await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId }, query: { status: 'hired' as never } } }), 'query.status');
-    expectInvalid(await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId }, query: { limit: 0 } } }), 'query.limit');
+    expectInvalid(
+      await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId }, query: { status: 'hired' as never } } }),
+      'query.status',
+    );
+    expectInvalid(
+      await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId }, query: { limit: 0 } } }),
+      'query.limit',
+    );
     expectInvalid(await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: 'x' } } }), 'path.id');
     expectError(await server.anonymous.GET('/api/gigs/{id}/applications', { params: { path: { id: gigId } } }), 401, 'UNAUTHENTICATED');
   });
 });
 
 describe('GET /api/applications', () => {
-  it('lists the caller\'s own applications and invitations, filterable', async () => {
+  it("lists the caller's own applications and invitations, filterable", async () => {
     const worker = await server.user();
     const a = await applied(worker, await createGig());
     const invited = (await shortlistWorker(client, await createGig(), worker.userId)).data!;
@@ -189,7 +214,7 @@ describe('GET /api/applications', () => {
 });
 
 describe('GET /api/applications/{id}', () => {
-  it('shows the application to its worker and to the gig\'s client, to nobody else', async () => {
+  it("shows the application to its worker and to the gig's client, to nobody else", async () => {
     const worker = await server.user();
     const a = await applied(worker, await createGig());
     for (const user of [worker, client]) {
@@ -291,7 +316,11 @@ describe('POST /api/applications/{id}/shortlist | reject | withdraw', () => {
   it('answers 400 for a malformed id, 401 without credentials', async () => {
     for (const action of ['shortlist', 'reject', 'withdraw'] as const) {
       expectInvalid(await act(client, action, 'x'), 'path.id');
-      expectError(await server.anonymous.POST(`/api/applications/{id}/${action}`, { params: { path: { id: newId() } } }), 401, 'UNAUTHENTICATED');
+      expectError(
+        await server.anonymous.POST(`/api/applications/{id}/${action}`, { params: { path: { id: newId() } } }),
+        401,
+        'UNAUTHENTICATED',
+      );
     }
   });
 
@@ -338,7 +367,15 @@ describe('POST /api/gigs/{id}/shortlist', () => {
     const worker = await server.user();
     const res = await shortlistWorker(client, gigId, worker.userId);
     expect(res.response.status).toBe(201);
-    expect(res.data).toMatchObject({ gig_id: gigId, worker_user_id: worker.userId, client_user_id: client.userId, origin: 'invitation', status: 'shortlisted', message: '', proposed_rate_cents: null });
+    expect(res.data).toMatchObject({
+      gig_id: gigId,
+      worker_user_id: worker.userId,
+      client_user_id: client.userId,
+      origin: 'invitation',
+      status: 'shortlisted',
+      message: '',
+      proposed_rate_cents: null,
+    });
     expect(await appRow(res.data!.id)).toMatchObject({ origin: 'invitation', status: 'shortlisted' });
     const events = await eventsForResource(server.db, 'application', res.data!.id);
     expect(events.map((e) => e.type)).toEqual(['application.shortlisted']);
@@ -347,14 +384,19 @@ describe('POST /api/gigs/{id}/shortlist', () => {
     expectError(await apply(worker, gigId), 409, 'CONFLICT');
   });
 
-  it('shortlists the worker\'s submitted application instead, 200', async () => {
+  it("shortlists the worker's submitted application instead, 200", async () => {
     const gigId = await createGig();
     const worker = await server.user();
     const a = await applied(worker, gigId);
     const res = await shortlistWorker(client, gigId, worker.userId);
     expect(res.response.status).toBe(200);
     expect(res.data).toMatchObject({ id: a.id, origin: 'application', status: 'shortlisted' });
-    expect(await server.db.select().from(applications).where(and(eq(applications.gigId, gigId), eq(applications.workerUserId, worker.userId)))).toHaveLength(1);
+    expect(
+      await server.db
+        .select()
+        .from(applications)
+        .where(and(eq(applications.gigId, gigId), eq(applications.workerUserId, worker.userId))),
+    ).toHaveLength(1);
     expect(await eventTypes(a.id)).toEqual(['application.submitted', 'application.shortlisted']);
   });
 
@@ -395,10 +437,17 @@ describe('POST /api/gigs/{id}/shortlist', () => {
 
   it('refuses a missing or malformed worker id and a malformed gig id; 401 without credentials', async () => {
     const gigId = await createGig();
-    expectInvalid(await client.api.POST('/api/gigs/{id}/shortlist', { params: { path: { id: gigId } }, body: {} as never }), 'body.worker_user_id');
+    expectInvalid(
+      await client.api.POST('/api/gigs/{id}/shortlist', { params: { path: { id: gigId } }, body: {} as never }),
+      'body.worker_user_id',
+    );
     expectInvalid(await shortlistWorker(client, gigId, 'bob'), 'body.worker_user_id');
     expectInvalid(await shortlistWorker(client, 'x', newId()), 'path.id');
-    expectError(await server.anonymous.POST('/api/gigs/{id}/shortlist', { params: { path: { id: gigId } }, body: { worker_user_id: newId() } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/gigs/{id}/shortlist', { params: { path: { id: gigId } }, body: { worker_user_id: newId() } }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 
   it('of an invitation and an application at once, one row results and both parties agree on it', async () => {
@@ -410,6 +459,9 @@ describe('POST /api/gigs/{id}/shortlist', () => {
     expect(rows[0]!.status).toBe('shortlisted');
     // Either the invitation came first (201, and the application is a 409) or the application
     // did (201) and the invitation shortlisted it (200).
-    expect([[201, 409], [200, 201]]).toContainEqual([invite.response.status, application.response.status]);
+    expect([
+      [201, 409],
+      [200, 201],
+    ]).toContainEqual([invite.response.status, application.response.status]);
   });
 });

@@ -57,7 +57,11 @@ describe('GitHub sign-in', () => {
     // The token request followed GitHub's protocol.
     const tokenRequest = fake.requests.find((r) => r.path === '/login/oauth/access_token')!;
     expect(tokenRequest.headers.accept).toContain('application/json');
-    expect(tokenRequest.body).toMatchObject({ client_id: fake.clientId, client_secret: fake.clientSecret, redirect_uri: `${server.url}/auth/github/callback` });
+    expect(tokenRequest.body).toMatchObject({
+      client_id: fake.clientId,
+      client_secret: fake.clientSecret,
+      redirect_uri: `${server.url}/auth/github/callback`,
+    });
 
     const me = await cookieClient(server, sessionCookie(jar)).GET('/api/profile/me');
     expect(me.response.status).toBe(200);
@@ -156,11 +160,19 @@ describe('GitHub sign-in', () => {
     expect(me.response.status).toBe(200);
 
     // Not from another site.
-    const forged = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { cookie, origin: 'http://evil.example' }, redirect: 'manual' });
+    const forged = await fetch(`${server.url}/auth/logout`, {
+      method: 'POST',
+      headers: { cookie, origin: 'http://evil.example' },
+      redirect: 'manual',
+    });
     expect(forged.status).toBe(403);
     expect((await api.GET('/api/profile/me')).response.status).toBe(200);
 
-    const out = await jar.fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const out = await jar.fetch(`${server.url}/auth/logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toBe('/');
     expect(jar.cookies.has(SESSION_COOKIE)).toBe(false);
@@ -179,7 +191,11 @@ describe('GitHub sign-in', () => {
     const get = await fetch(`${server.url}/auth/dev`);
     expect(get.status).toBe(404);
     expect((await get.json()).error.code).toBe('NOT_FOUND');
-    const post = await fetch(`${server.url}/auth/dev`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Intruder' }) });
+    const post = await fetch(`${server.url}/auth/dev`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ display_name: 'Intruder' }),
+    });
     expect(post.status).toBe(404);
     expect(await server.db.select().from(users).where(eq(users.displayName, 'Intruder'))).toEqual([]);
     const page = await (await fetch(`${server.url}/`)).text();
@@ -190,8 +206,12 @@ describe('GitHub sign-in', () => {
 
 describe('in production', () => {
   let fake: FakeGithub;
-  beforeAll(async () => { fake = await startFakeGithub(); });
-  afterAll(async () => { await fake?.close(); });
+  beforeAll(async () => {
+    fake = await startFakeGithub();
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
 
   it('names the session cookie __Host-gm_session (Secure, path /, no Domain) and takes no other name', async () => {
     const server = await startTestServer({ ...fake.env, NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-enough-length' });
@@ -238,7 +258,11 @@ describe('in production', () => {
     const server = await startTestServer({ NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-enough-length' });
     try {
       expect((await fetch(`${server.url}/auth/dev`)).status).toBe(404);
-      const post = await fetch(`${server.url}/auth/dev`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"display_name":"x"}' });
+      const post = await fetch(`${server.url}/auth/dev`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"display_name":"x"}',
+      });
       expect(post.status).toBe(404);
       expect((await fetch(`${server.url}/auth/github`, { redirect: 'manual' })).status).toBe(404);
       const page = await (await fetch(`${server.url}/`)).text();
@@ -251,8 +275,12 @@ describe('in production', () => {
 
 describe('dev sign-in (no GitHub client, not production)', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
-  afterAll(async () => { await server?.close(); });
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('serves a form that lists existing users', async () => {
     const existing = await server.user('Listed <User>');
@@ -293,7 +321,13 @@ describe('dev sign-in (no GitHub client, not production)', () => {
   });
 
   it('rejects bad input: neither or both fields, a bad id, an unknown user', async () => {
-    const post = (body: unknown) => fetch(`${server.url}/auth/dev`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual' });
+    const post = (body: unknown) =>
+      fetch(`${server.url}/auth/dev`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        redirect: 'manual',
+      });
     const cases: [unknown, number, string | undefined][] = [
       [{}, 400, 'body.display_name'],
       [{ display_name: 'A', user_id: '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b' }, 400, 'body.display_name'],
@@ -348,7 +382,12 @@ describe('TRUST_PROXY', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8' }).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+    ]);
     for (const bad of ['yes', 'proxy.example.com', '10.0.0.0/33', '10.0.0.0/8/1', '::1/129', '1.2.3']) {
       expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY must be/);
     }

@@ -18,7 +18,11 @@ import { freshServerDatabase } from './helpers/server.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-interface CliResult { code: number; stdout: string; stderr: string }
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs `node src/cli.ts ...args` (what `npm run -s cli --` runs) with exactly this database env. */
 function cli(args: string[], database: { DATA_DIR?: string; DATABASE_URL?: string }): Promise<CliResult> {
@@ -44,22 +48,32 @@ async function withBoss(dataDir: string, use: (boss: JobSystem['boss']) => Promi
   try {
     await migrate(database);
     const jobs = await startJobs(database, pino({ level: 'silent' }), []);
-    try { await use(jobs.boss); } finally { await jobs.stop(); }
+    try {
+      await use(jobs.boss);
+    } finally {
+      await jobs.stop();
+    }
   } finally {
     await database.close();
   }
 }
 
 async function verify(url: string, key: string, header: 'bearer' | 'x-api-key') {
-  const res = await fetch(`${url}/api/keys/verify`, { headers: header === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key } });
+  const res = await fetch(`${url}/api/keys/verify`, {
+    headers: header === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key },
+  });
   return { status: res.status, body: await res.json() };
 }
 
 // Each CLI run is a fresh process opening PGlite: allow for slow, busy machines.
 describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
   let dataDir: string;
-  beforeAll(() => { dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-')); });
-  afterAll(() => { fs.rmSync(dataDir, { recursive: true, force: true }); });
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-'));
+  });
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
   const lockFile = () => path.join(dataDir, LOCK_FILE);
 
   it('creates users and keys that a server on the same DATA_DIR accepts, under both headers', async () => {
@@ -70,10 +84,17 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
     expect(user.api_key).toMatch(/^gm_live_[0-9A-Za-z]{40}$/);
     expect(created.stdout.trim().split('\n')).toHaveLength(1); // only the result on stdout
 
-    const agentKey = await cli(['create-key', user.user_id, '--name', 'research bot', '--agent', 'agent-1', '--json'], { DATA_DIR: dataDir });
+    const agentKey = await cli(['create-key', user.user_id, '--name', 'research bot', '--agent', 'agent-1', '--json'], {
+      DATA_DIR: dataDir,
+    });
     expect(agentKey.code, agentKey.stderr).toBe(0);
     const agent = JSON.parse(agentKey.stdout);
-    expect(agent).toMatchObject({ user_id: user.user_id, name: 'research bot', hosted_agent_id: 'agent-1', api_key: expect.stringMatching(/^gm_live_/) });
+    expect(agent).toMatchObject({
+      user_id: user.user_id,
+      name: 'research bot',
+      hosted_agent_id: 'agent-1',
+      api_key: expect.stringMatching(/^gm_live_/),
+    });
 
     const doomed = JSON.parse((await cli(['create-key', user.user_id, '--json'], { DATA_DIR: dataDir })).stdout);
     const revoked = await cli(['revoke-key', user.user_id, doomed.api_key_id], { DATA_DIR: dataDir });
@@ -81,15 +102,24 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
     expect(revoked.stdout).toContain('Revoked');
 
     const listed = await cli(['list-users', '--json'], { DATA_DIR: dataDir });
-    expect(JSON.parse(listed.stdout)).toEqual([{ user_id: user.user_id, display_name: 'Ada Lovelace', github_login: null, created_at: expect.any(String) }]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { user_id: user.user_id, display_name: 'Ada Lovelace', github_login: null, created_at: expect.any(String) },
+    ]);
     expect(fs.existsSync(lockFile())).toBe(false); // the CLI released its lock
 
     const { runtime, url } = await startServer({ DATA_DIR: dataDir });
     try {
       expect(fs.readFileSync(lockFile(), 'utf8').trim()).toBe(String(process.pid));
       for (const header of ['bearer', 'x-api-key'] as const) {
-        expect(await verify(url, user.api_key, header)).toEqual({ status: 200, body: { user_id: user.user_id, hosted_agent_id: null, api_key_id: expect.any(String) } });
-        expect((await verify(url, agent.api_key, header)).body).toEqual({ user_id: user.user_id, hosted_agent_id: 'agent-1', api_key_id: agent.api_key_id });
+        expect(await verify(url, user.api_key, header)).toEqual({
+          status: 200,
+          body: { user_id: user.user_id, hosted_agent_id: null, api_key_id: expect.any(String) },
+        });
+        expect((await verify(url, agent.api_key, header)).body).toEqual({
+          user_id: user.user_id,
+          hosted_agent_id: 'agent-1',
+          api_key_id: agent.api_key_id,
+        });
         expect((await verify(url, doomed.api_key, header)).status).toBe(401);
       }
 
@@ -128,7 +158,18 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
   it('exits 2 with the usage on usage errors, without touching the database', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-usage-'));
     try {
-      for (const args of [[], ['frobnicate'], ['create-user'], ['create-user', 'x', '--bogus'], ['create-key', 'not-a-uuid'], ['create-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b', '--agent', 'bad agent'], ['revoke-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b'], ['payouts'], ['payouts', 'failed', 'x'], ['payouts', 'redrive', 'not-a-uuid']]) {
+      for (const args of [
+        [],
+        ['frobnicate'],
+        ['create-user'],
+        ['create-user', 'x', '--bogus'],
+        ['create-key', 'not-a-uuid'],
+        ['create-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b', '--agent', 'bad agent'],
+        ['revoke-key', '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b'],
+        ['payouts'],
+        ['payouts', 'failed', 'x'],
+        ['payouts', 'redrive', 'not-a-uuid'],
+      ]) {
         const res = await cli(args, { DATA_DIR: empty });
         expect(res.code, args.join(' ')).toBe(2);
         expect(res.stdout).toBe('');
@@ -189,8 +230,12 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
 
 describe.runIf(process.env.DATABASE_URL)('CLI on a server Postgres (DATABASE_URL)', { timeout: 120_000 }, () => {
   let database: Awaited<ReturnType<typeof freshServerDatabase>>;
-  beforeAll(async () => { database = await freshServerDatabase(process.env.DATABASE_URL!); });
-  afterAll(async () => { await database?.drop(); });
+  beforeAll(async () => {
+    database = await freshServerDatabase(process.env.DATABASE_URL!);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
 
   it('creates a user whose key works on a server using the same database, even while it runs', async () => {
     const created = await cli(['create-user', 'Pg User', '--json'], { DATABASE_URL: database.url });
@@ -199,7 +244,10 @@ describe.runIf(process.env.DATABASE_URL)('CLI on a server Postgres (DATABASE_URL
     const { runtime, url } = await startServer({ DATABASE_URL: database.url });
     try {
       for (const header of ['bearer', 'x-api-key'] as const) {
-        expect(await verify(url, user.api_key, header)).toEqual({ status: 200, body: { user_id: user.user_id, hosted_agent_id: null, api_key_id: expect.any(String) } });
+        expect(await verify(url, user.api_key, header)).toEqual({
+          status: 200,
+          body: { user_id: user.user_id, hosted_agent_id: null, api_key_id: expect.any(String) },
+        });
       }
       // No lock on a server Postgres: the CLI works next to the running server.
       const key = await cli(['create-key', user.user_id, '--agent', 'pg-agent', '--json'], { DATABASE_URL: database.url });

@@ -30,8 +30,12 @@ let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
 type Party = { api: User['api']; userId: string };
 
-beforeAll(async () => { server = await startTestServer({ CONTRACT_APPROVAL_TTL: TTL }); });
-afterAll(async () => { await server?.close(); });
+beforeAll(async () => {
+  server = await startTestServer({ CONTRACT_APPROVAL_TTL: TTL });
+});
+afterAll(async () => {
+  await server?.close();
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits until every one of these deadlines is in the past. */
@@ -68,13 +72,26 @@ describe('contract expiry', () => {
     expect(stored.expiredAt).toBeInstanceOf(Date);
     const written = await eventsForResource(server.db, 'contract', contract.id);
     expect(written.map((e) => e.type)).toEqual(['contract.created', 'contract.approved', 'contract.expired']);
-    expect(written[2]).toMatchObject({ actorUserId: null, data: { id: contract.id, status: 'expired', expired_at: stored.expiredAt!.toISOString() } });
+    expect(written[2]).toMatchObject({
+      actorUserId: null,
+      data: { id: contract.id, status: 'expired', expired_at: stored.expiredAt!.toISOString() },
+    });
 
     // Running it again changes nothing for this contract.
     await expireOverdue({ db: server.db }, new Date());
     expectError(await approve(p.worker, contract.id), 409, 'INVALID_STATE', /expired/);
-    expectError(await p.worker.api.POST('/api/contracts/{id}/revise', { params: { path: { id: contract.id } }, body: { notes: 'Late' } }), 409, 'INVALID_STATE', /expired/);
-    expectError(await p.client.api.POST('/api/contracts/{id}/cancel', { params: { path: { id: contract.id } } }), 409, 'INVALID_STATE', /expired/);
+    expectError(
+      await p.worker.api.POST('/api/contracts/{id}/revise', { params: { path: { id: contract.id } }, body: { notes: 'Late' } }),
+      409,
+      'INVALID_STATE',
+      /expired/,
+    );
+    expectError(
+      await p.client.api.POST('/api/contracts/{id}/cancel', { params: { path: { id: contract.id } } }),
+      409,
+      'INVALID_STATE',
+      /expired/,
+    );
     expect(await eventTypes(contract.id)).toEqual(['contract.created', 'contract.approved', 'contract.expired']);
     const listed = await p.client.api.GET('/api/contracts', { params: { query: { status: 'expired' } } });
     expect(listed.data!.data.map((c) => c.id)).toEqual([contract.id]);
@@ -129,11 +146,13 @@ describe('contract expiry', () => {
       made.push(contract);
     }
     await waitPast(...made.map((c) => c.approval_deadline));
-    await Promise.all(made.flatMap((c, i) => [
-      approve(p.worker, c.id).then((res) => expectError(res, 409, 'INVALID_STATE')),
-      // Alternate the expiry between a direct call and the job, to meet the approvals both ways.
-      i % 2 === 0 ? expireOverdue({ db: server.db }, new Date()) : server.runtime.jobs.boss.send(CONTRACT_EXPIRY_QUEUE, {}),
-    ]));
+    await Promise.all(
+      made.flatMap((c, i) => [
+        approve(p.worker, c.id).then((res) => expectError(res, 409, 'INVALID_STATE')),
+        // Alternate the expiry between a direct call and the job, to meet the approvals both ways.
+        i % 2 === 0 ? expireOverdue({ db: server.db }, new Date()) : server.runtime.jobs.boss.send(CONTRACT_EXPIRY_QUEUE, {}),
+      ]),
+    );
     for (const c of made) {
       const stored = await row(c.id);
       expect(stored).toMatchObject({ status: 'expired', workerApprovedAt: null });
@@ -158,7 +177,14 @@ describe.runIf(process.env.DATABASE_URL)('two server runtimes (own pools, own pg
   async function startProcess(databaseUrl: string) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: String(port), PUBLIC_URL: url, DATABASE_URL: databaseUrl, CONTRACT_APPROVAL_TTL: TTL });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      PORT: String(port),
+      PUBLIC_URL: url,
+      DATABASE_URL: databaseUrl,
+      CONTRACT_APPROVAL_TTL: TTL,
+    });
     const runtime = await startRuntime(config, { logger: false });
     runtimes.push(runtime);
     await runtime.app.listen({ port, host: '127.0.0.1' });
@@ -194,7 +220,7 @@ describe.runIf(process.env.DATABASE_URL)('two server runtimes (own pools, own pg
     await waitPast(...deadlines);
 
     const now = new Date();
-    const [byA, byB, ...jobIds] = await Promise.all([
+    const [byA, byB, ...jobIds] = (await Promise.all([
       // Small batches, so that the two interleave over the same rows.
       expireOverdue({ db: a.runtime.database.db }, now, 3),
       expireOverdue({ db: b.runtime.database.db }, now, 3),
@@ -203,20 +229,26 @@ describe.runIf(process.env.DATABASE_URL)('two server runtimes (own pools, own pg
       b.runtime.jobs.boss.send(CONTRACT_EXPIRY_QUEUE, {}),
       a.runtime.jobs.boss.send(CONTRACT_EXPIRY_QUEUE, {}),
       b.runtime.jobs.boss.send(CONTRACT_EXPIRY_QUEUE, {}),
-    ]) as [number, number, ...(string | null)[]];
+    ])) as [number, number, ...(string | null)[]];
     expect(byA + byB).toBeLessThanOrEqual(N);
 
     const db = a.runtime.database.db;
-    await vi.waitFor(async () => {
-      const rows = await db.select({ status: contracts.status }).from(contracts).where(inArray(contracts.id, ids));
-      expect(rows.map((r) => r.status)).toEqual(Array(N).fill('expired'));
-    }, { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const rows = await db.select({ status: contracts.status }).from(contracts).where(inArray(contracts.id, ids));
+        expect(rows.map((r) => r.status)).toEqual(Array(N).fill('expired'));
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     // Let the jobs finish (without error), then count.
-    await vi.waitFor(async () => {
-      for (const id of jobIds) {
-        expect((await a.runtime.jobs.boss.getJobById(CONTRACT_EXPIRY_QUEUE, id!))?.state).toBe('completed');
-      }
-    }, { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        for (const id of jobIds) {
+          expect((await a.runtime.jobs.boss.getJobById(CONTRACT_EXPIRY_QUEUE, id!))?.state).toBe('completed');
+        }
+      },
+      { timeout: 30_000, interval: 200 },
+    );
 
     const expired = await db.select({ resourceId: events.resourceId }).from(events).where(eq(events.type, 'contract.expired'));
     expect(expired).toHaveLength(N);
@@ -258,10 +290,13 @@ describe.runIf(process.env.DATABASE_URL)('two `node src/server.ts` processes on 
       await boss.start();
       await Promise.all(Array.from({ length: 6 }, () => boss.send(CONTRACT_EXPIRY_QUEUE, {})));
 
-      await vi.waitFor(async () => {
-        const rows = await database.db.select({ status: contracts.status }).from(contracts).where(inArray(contracts.id, ids));
-        expect(rows.map((r) => r.status)).toEqual(Array(N).fill('expired'));
-      }, { timeout: 60_000, interval: 250 });
+      await vi.waitFor(
+        async () => {
+          const rows = await database.db.select({ status: contracts.status }).from(contracts).where(inArray(contracts.id, ids));
+          expect(rows.map((r) => r.status)).toEqual(Array(N).fill('expired'));
+        },
+        { timeout: 60_000, interval: 250 },
+      );
       const expired = await database.db.select({ resourceId: events.resourceId }).from(events).where(eq(events.type, 'contract.expired'));
       expect(expired.map((e) => e.resourceId).sort()).toEqual([...ids].sort());
 

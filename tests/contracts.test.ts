@@ -21,7 +21,9 @@ beforeAll(async () => {
   server = await startTestServer();
   stranger = await server.user('Stranger');
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 /** A new client and worker for each test: contracts of one test never meet another's. */
 async function pair() {
@@ -49,20 +51,26 @@ const count = (types: string[], type: string) => types.filter((t) => t === type)
 describe('GET /api/contracts and /api/contracts/{id}', () => {
   it('both parties see the contract with its milestones; nobody else does', async () => {
     const p = await pair();
-    const { contract } = await pendingContract(p.client, p.worker, [{ title: 'One', amount_cents: 100 }, { title: 'Two', amount_cents: 0 }]);
+    const { contract } = await pendingContract(p.client, p.worker, [
+      { title: 'One', amount_cents: 100 },
+      { title: 'Two', amount_cents: 0 },
+    ]);
     for (const party of [p.client, p.worker]) {
       const res = await getContract(party, contract.id);
       expect(res.response.status).toBe(200);
       expect(res.data).toEqual(contract);
     }
-    expect(contract.milestones.map((m) => [m.position, m.title, m.amount_cents, m.status])).toEqual([[1, 'One', 100, 'pending'], [2, 'Two', 0, 'pending']]);
+    expect(contract.milestones.map((m) => [m.position, m.title, m.amount_cents, m.status])).toEqual([
+      [1, 'One', 100, 'pending'],
+      [2, 'Two', 0, 'pending'],
+    ]);
     expectError(await getContract(stranger, contract.id), 404, 'NOT_FOUND');
     expectError(await getContract(p.client, newId()), 404, 'NOT_FOUND');
     expectInvalid(await getContract(p.client, '42'), 'path.id');
     expectError(await server.anonymous.GET('/api/contracts/{id}', { params: { path: { id: contract.id } } }), 401, 'UNAUTHENTICATED');
   });
 
-  it('lists the caller\'s contracts newest first, by status, in pages', async () => {
+  it("lists the caller's contracts newest first, by status, in pages", async () => {
     const p = await pair();
     const a = await pendingContract(p.client, p.worker);
     const b = await pendingContract(p.client, p.worker);
@@ -114,12 +122,20 @@ describe('POST /api/contracts/{id}/approve', () => {
 
     const second = await approve(p.worker, contract.id);
     expect(second.response.status).toBe(200);
-    expect(second.data!.contract).toMatchObject({ status: 'pending_freelancer_kyc', client_approved_at: first.data!.contract.client_approved_at });
+    expect(second.data!.contract).toMatchObject({
+      status: 'pending_freelancer_kyc',
+      client_approved_at: first.data!.contract.client_approved_at,
+    });
     expect(second.data!.contract.worker_approved_at).toEqual(expect.any(String));
     expect(second.data!.connect_url).toMatch(new RegExp(`^${server.url}/sandbox/connect/acct_sandbox_`));
     expect(await row(contract.id)).toMatchObject({ status: 'pending_freelancer_kyc' });
     written = await contractEvents(contract.id);
-    expect(written.map((e) => e.type)).toEqual(['contract.created', 'contract.approved', 'contract.approved', 'contract.pending_freelancer_kyc']);
+    expect(written.map((e) => e.type)).toEqual([
+      'contract.created',
+      'contract.approved',
+      'contract.approved',
+      'contract.pending_freelancer_kyc',
+    ]);
     expect(written[3]).toMatchObject({ actorUserId: p.worker.userId, data: second.data!.contract });
     const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.userId, p.worker.userId));
     expect(account).toMatchObject({ provider: 'sandbox', verifiedAt: null });
@@ -177,7 +193,13 @@ describe('POST /api/contracts/{id}/approve', () => {
     expect(second.data!.contract.status).toBe('active');
     expect(second.data!.contract.activated_at).toEqual(expect.any(String));
     expect(await row(contract.id)).toMatchObject({ status: 'active' });
-    expect(await contractEventTypes(contract.id)).toEqual(['contract.created', 'contract.approved', 'contract.approved', 'contract.pending_freelancer_kyc', 'contract.active']);
+    expect(await contractEventTypes(contract.id)).toEqual([
+      'contract.created',
+      'contract.approved',
+      'contract.approved',
+      'contract.pending_freelancer_kyc',
+      'contract.active',
+    ]);
     // Still one provider account for the worker.
     expect(await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.userId, p.worker.userId))).toHaveLength(1);
   });
@@ -195,7 +217,9 @@ describe('POST /api/contracts/{id}/approve', () => {
     await cancel(p.client, cancelled.contract.id);
     expectError(await approve(p.client, cancelled.contract.id), 409, 'INVALID_STATE', /cancelled/);
     for (const id of [kyc.contract.id, active.contract.id, revised.contract.id, cancelled.contract.id]) {
-      expect(count(await contractEventTypes(id), 'contract.approved')).toBe(id === revised.contract.id || id === cancelled.contract.id ? 0 : 2);
+      expect(count(await contractEventTypes(id), 'contract.approved')).toBe(
+        id === revised.contract.id || id === cancelled.contract.id ? 0 : 2,
+      );
     }
   });
 
@@ -206,7 +230,13 @@ describe('POST /api/contracts/{id}/approve', () => {
       user.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } }, body: { revision_count: revision } as never });
     // The owner saw revision 0; meanwhile the worker revises and both agree to new terms.
     expect((await revise(p.worker, contract.id, { notes: 'More hours.' })).response.status).toBe(200);
-    const round = await propose(p.client, negotiation.id, { rate_cents: 9000, hours_per_week: 30, start_date: '2027-01-04', payout_delay_days: 5, milestones: [{ title: 'All', amount_cents: 10_000 }] });
+    const round = await propose(p.client, negotiation.id, {
+      rate_cents: 9000,
+      hours_per_week: 30,
+      start_date: '2027-01-04',
+      payout_delay_days: 5,
+      milestones: [{ title: 'All', amount_cents: 10_000 }],
+    });
     expect(round.response.status).toBe(201);
     expect((await agree(p.worker, negotiation.id)).response.status).toBe(200);
     const eventsBefore = await contractEventTypes(contract.id);
@@ -232,14 +262,21 @@ describe('POST /api/contracts/{id}/approve', () => {
     }
     expect((await row(contract.id)).clientApprovedAt).toBeNull();
     // The matching one is accepted.
-    const ok = await p.client.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } }, body: { revision_count: 0 } });
+    const ok = await p.client.api.POST('/api/contracts/{id}/approve', {
+      params: { path: { id: contract.id } },
+      body: { revision_count: 0 },
+    });
     expect(ok.response.status).toBe(200);
   });
 
   it('401 without credentials; 404 for a non-party; 400 for a bad id', async () => {
     const p = await pair();
     const { contract } = await pendingContract(p.client, p.worker);
-    expectError(await server.anonymous.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expectError(await approve(stranger, contract.id), 404, 'NOT_FOUND');
     expectError(await approve(p.client, newId()), 404, 'NOT_FOUND');
     expectInvalid(await approve(p.client, 'x'), 'path.id');
@@ -269,7 +306,11 @@ describe('GET /api/contracts/{id}/connect-link', () => {
     expectError(await connectLink(stranger, contract.id), 404, 'NOT_FOUND');
     expectError(await connectLink(p.worker, newId()), 404, 'NOT_FOUND');
     expectInvalid(await connectLink(p.worker, 'x'), 'path.id');
-    expectError(await server.anonymous.GET('/api/contracts/{id}/connect-link', { params: { path: { id: contract.id } } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.GET('/api/contracts/{id}/connect-link', { params: { path: { id: contract.id } } }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 
   it('409 outside pending_freelancer_kyc', async () => {
@@ -290,10 +331,20 @@ describe('POST /api/contracts/{id}/revise', () => {
     const res = await revise(p.worker, contract.id, { notes: '  Two milestones, please.  ' });
     expect(res.response.status).toBe(200);
     expect(res.data).toMatchObject({
-      id: contract.id, status: 'negotiation', client_approved_at: null, worker_approved_at: null, approval_deadline: null,
-      revision_notes: 'Two milestones, please.', revision_count: 1,
+      id: contract.id,
+      status: 'negotiation',
+      client_approved_at: null,
+      worker_approved_at: null,
+      approval_deadline: null,
+      revision_notes: 'Two milestones, please.',
+      revision_count: 1,
     });
-    expect(await row(contract.id)).toMatchObject({ status: 'negotiation', clientApprovedAt: null, approvalDeadline: null, revisionCount: 1 });
+    expect(await row(contract.id)).toMatchObject({
+      status: 'negotiation',
+      clientApprovedAt: null,
+      approvalDeadline: null,
+      revisionCount: 1,
+    });
     const reopened = await getNegotiation(p.client, negotiation.id);
     // Open again, with no party singled out: the agreed round is settled, either may propose.
     expect(reopened.data).toMatchObject({ status: 'open', agreed_at: null, contract_id: contract.id, awaiting: null });
@@ -302,13 +353,26 @@ describe('POST /api/contracts/{id}/revise', () => {
     let events = await contractEvents(contract.id);
     expect(events.at(-1)).toMatchObject({ type: 'contract.revised', actorUserId: p.worker.userId, data: res.data });
     const reopenedEvent = (await eventsForResource(server.db, 'negotiation', negotiation.id)).at(-1)!;
-    expect(reopenedEvent).toMatchObject({ type: 'negotiation.reopened', actorUserId: p.worker.userId, data: { status: 'open', awaiting: null, contract_id: contract.id } });
+    expect(reopenedEvent).toMatchObject({
+      type: 'negotiation.reopened',
+      actorUserId: p.worker.userId,
+      data: { status: 'open', awaiting: null, contract_id: contract.id },
+    });
 
     // The round the contract holds cannot be agreed to again: new terms first.
     expectError(await agree(p.worker, negotiation.id), 409, 'INVALID_STATE', /already/);
     // Either party may open the new rounds (here the client, who proposed the agreed round too).
-    const two: Milestone[] = [{ title: 'Half', amount_cents: 5_000, due_date: '2026-12-10' }, { title: 'Rest', amount_cents: 5_000 }];
-    const round = await propose(p.client, negotiation.id, { rate_cents: 8500, hours_per_week: 12, start_date: '2027-01-04', payout_delay_days: 10, milestones: two });
+    const two: Milestone[] = [
+      { title: 'Half', amount_cents: 5_000, due_date: '2026-12-10' },
+      { title: 'Rest', amount_cents: 5_000 },
+    ];
+    const round = await propose(p.client, negotiation.id, {
+      rate_cents: 8500,
+      hours_per_week: 12,
+      start_date: '2027-01-04',
+      payout_delay_days: 10,
+      milestones: two,
+    });
     expect(round.response.status).toBe(201);
     expect(round.data!.rounds.map((r) => r.proposed_by)).toEqual(['client', 'client']);
     expect(round.data!.awaiting).toBe('worker');
@@ -317,10 +381,21 @@ describe('POST /api/contracts/{id}/revise', () => {
     expect(again.response.status).toBe(200);
     const updated = again.data!.contract;
     expect(updated).toMatchObject({
-      id: contract.id, status: 'pending_owner_approval', rate_cents: 8500, hours_per_week: 12, start_date: '2027-01-04', payout_delay_days: 10,
-      client_approved_at: null, worker_approved_at: null, revision_count: 1, revision_notes: 'Two milestones, please.',
+      id: contract.id,
+      status: 'pending_owner_approval',
+      rate_cents: 8500,
+      hours_per_week: 12,
+      start_date: '2027-01-04',
+      payout_delay_days: 10,
+      client_approved_at: null,
+      worker_approved_at: null,
+      revision_count: 1,
+      revision_notes: 'Two milestones, please.',
     });
-    expect(updated.milestones.map((m) => [m.position, m.title, m.amount_cents])).toEqual([[1, 'Half', 5_000], [2, 'Rest', 5_000]]);
+    expect(updated.milestones.map((m) => [m.position, m.title, m.amount_cents])).toEqual([
+      [1, 'Half', 5_000],
+      [2, 'Rest', 5_000],
+    ]);
     expect(Date.parse(updated.approval_deadline!)).toBeGreaterThan(Date.parse(contract.approval_deadline!));
     expect(again.data!.negotiation).toMatchObject({ status: 'agreed', contract_id: contract.id });
     expect(await server.db.select().from(contracts).where(eq(contracts.negotiationId, negotiation.id))).toHaveLength(1);
@@ -371,7 +446,11 @@ describe('POST /api/contracts/{id}/revise', () => {
   it('401 without credentials; 404 for a non-party', async () => {
     const p = await pair();
     const { contract } = await pendingContract(p.client, p.worker);
-    expectError(await server.anonymous.POST('/api/contracts/{id}/revise', { params: { path: { id: contract.id } }, body: { notes: 'x' } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/contracts/{id}/revise', { params: { path: { id: contract.id } }, body: { notes: 'x' } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expectError(await revise(stranger, contract.id, { notes: 'x' }), 404, 'NOT_FOUND');
     expect(await row(contract.id)).toMatchObject({ status: 'pending_owner_approval' });
   });
@@ -427,7 +506,11 @@ describe('POST /api/contracts/{id}/cancel', () => {
   it('401 without credentials; 404 for a non-party', async () => {
     const p = await pair();
     const { contract } = await pendingContract(p.client, p.worker);
-    expectError(await server.anonymous.POST('/api/contracts/{id}/cancel', { params: { path: { id: contract.id } } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/contracts/{id}/cancel', { params: { path: { id: contract.id } } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expectError(await cancel(stranger, contract.id), 404, 'NOT_FOUND');
     expectInvalid(await cancel(p.client, 'x'), 'path.id');
     expect(await row(contract.id)).toMatchObject({ status: 'pending_owner_approval' });
@@ -561,7 +644,10 @@ describe('one live negotiation per gig and worker', () => {
     expectError(other, 409, 'CONFLICT');
     // ...so the revise reopens the only negotiation there is.
     expect((await revise(p.worker, contract.id, { notes: 'Changes' })).response.status).toBe(200);
-    const open = await server.db.select().from(negotiations).where(and(eq(negotiations.gigId, gig.id), eq(negotiations.status, 'open')));
+    const open = await server.db
+      .select()
+      .from(negotiations)
+      .where(and(eq(negotiations.gigId, gig.id), eq(negotiations.status, 'open')));
     expect(open).toHaveLength(1);
   });
 });

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { parseText, usesOperators, withoutCommonWords, words } from '../src/search/query.ts';
 import { isTypoOf, recognizeSkills, skillForms } from '../src/search/skills.ts';
 import {
-  applyFeedback, compensationFit, DEFAULT_WEIGHTS, freshness, fuse, reciprocalRankFusion, structuredScore,
+  applyFeedback,
+  compensationFit,
+  DEFAULT_WEIGHTS,
+  freshness,
+  fuse,
+  reciprocalRankFusion,
+  structuredScore,
 } from '../src/search/scoring.ts';
 import { decodeRankedCursor, encodeRankedCursor } from '../src/search/cursor.ts';
 import { ageReason, money, payReason, textReasons } from '../src/search/reasons.ts';
@@ -55,7 +61,13 @@ describe('reading q', () => {
 
   it('drops words most gigs contain, keeps the rarest when all are common, and at most eight', () => {
     const t = parseText('senior python developer for data pipelines', vocabulary);
-    const share = new Map([['senior', 0.2], ['python', 0.12], ['developer', 0.3], ['data', 0.15], ['pipelines', 0.01]]);
+    const share = new Map([
+      ['senior', 0.2],
+      ['python', 0.12],
+      ['developer', 0.3],
+      ['data', 0.15],
+      ['pipelines', 0.01],
+    ]);
     expect(withoutCommonWords(t, share, 0.1).websearch).toBe('pipelines or "senior python developer for data pipelines"');
     expect(withoutCommonWords(parseText('senior developer', vocabulary), share, 0.1).websearch).toBe('senior or "senior developer"');
     const long = parseText('alpha bravo charlie delta echo foxtrot golf hotel india juliet', new Set());
@@ -80,7 +92,10 @@ describe('scores', () => {
   });
 
   it('fuses rankings by reciprocal rank, scaled so that first everywhere is 1', () => {
-    const fused = reciprocalRankFusion([['a', 'b'], ['a', 'c']]);
+    const fused = reciprocalRankFusion([
+      ['a', 'b'],
+      ['a', 'c'],
+    ]);
     expect(fused.get('a')).toBe(1);
     expect(fused.get('b')).toBeLessThan(1);
   });
@@ -92,8 +107,10 @@ describe('scores', () => {
     expect(payReason('fixed', 'GBP', { low: 100000, high: 300000 }, 200000)).toBe('pays up to £3,000 fixed, at least £2,000 fixed asked');
     expect(ageReason(0.2)).toBe('posted today');
     expect(ageReason(2.5)).toBe('posted 2 days ago');
-    expect(textReasons({ title: ['rust'], tags: ['rust', 'kubernetes'], description: [] }, new Map([['kubernetes', 'k8s']])))
-      .toEqual(['title matches "rust"', 'tags match "kubernetes" (for "k8s")']);
+    expect(textReasons({ title: ['rust'], tags: ['rust', 'kubernetes'], description: [] }, new Map([['kubernetes', 'k8s']]))).toEqual([
+      'title matches "rust"',
+      'tags match "kubernetes" (for "k8s")',
+    ]);
   });
 });
 

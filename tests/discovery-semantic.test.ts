@@ -42,9 +42,17 @@ beforeAll(async () => {
     expect(res.response.status).toBe(201);
     ids[key] = res.data!.id;
   };
-  await create('scraper', { title: 'Write a scraper for product listings', description: 'Collect prices from three shops every night.', tags: ['python'] });
+  await create('scraper', {
+    title: 'Write a scraper for product listings',
+    description: 'Collect prices from three shops every night.',
+    tags: ['python'],
+  });
   await create('logo', { title: 'Logo for a bakery', description: 'A friendly logo and a brand sheet.', tags: ['logo'] });
-  await create('seo', { title: 'Improve our Google rankings', description: 'Keyword research and on-page fixes for our shop.', tags: ['seo'] });
+  await create('seo', {
+    title: 'Improve our Google rankings',
+    description: 'Keyword research and on-page fixes for our shop.',
+    tags: ['seo'],
+  });
   for (const id of Object.values(ids)) await waitFor(() => embeddingOf(id));
 });
 afterAll(async () => {
@@ -88,8 +96,12 @@ describe('semantic ranking', () => {
   });
 
   it('uses the HNSW index where pgvector exists, and an exact scan where it does not', async () => {
-    const indexes = await rowsOf<{ indexname: string }>(server.db, sql`select indexname from pg_indexes where tablename = 'gig_embeddings'`);
-    const hasVector = (await rowsOf<{ n: number }>(server.db, sql`select count(*)::int as n from pg_extension where extname = 'vector'`))[0]!.n > 0;
+    const indexes = await rowsOf<{ indexname: string }>(
+      server.db,
+      sql`select indexname from pg_indexes where tablename = 'gig_embeddings'`,
+    );
+    const hasVector =
+      (await rowsOf<{ n: number }>(server.db, sql`select count(*)::int as n from pg_extension where extname = 'vector'`))[0]!.n > 0;
     expect(indexes.some((i) => i.indexname === 'gig_embeddings_hnsw_256')).toBe(hasVector);
     if (!process.env.DATABASE_URL) expect(hasVector).toBe(true);
   });

@@ -19,15 +19,25 @@ async function nativeGig(key: string, body: Record<string, unknown>, daysAgo: nu
   const res = await client.api.POST('/api/gigs', { body: { title: 'A gig', ...body } as never });
   expect(res.response.status).toBe(201);
   ids[key] = res.data!.id;
-  await server.db.update(gigs).set({ postedAt: new Date(Date.now() - daysAgo * DAY) }).where(eq(gigs.id, res.data!.id));
+  await server.db
+    .update(gigs)
+    .set({ postedAt: new Date(Date.now() - daysAgo * DAY) })
+    .where(eq(gigs.id, res.data!.id));
 }
 
 async function externalGig(key: string, values: Partial<typeof gigs.$inferInsert>, daysAgo: number) {
   const id = newId();
   ids[key] = id;
   await server.db.insert(gigs).values({
-    id, clientUserId: null, title: 'External', status: 'open', source: 'remoteok', externalId: `ext-${key}`,
-    url: `https://jobs.example.com/${key}`, postedAt: new Date(Date.now() - daysAgo * DAY), ...values,
+    id,
+    clientUserId: null,
+    title: 'External',
+    status: 'open',
+    source: 'remoteok',
+    externalId: `ext-${key}`,
+    url: `https://jobs.example.com/${key}`,
+    postedAt: new Date(Date.now() - daysAgo * DAY),
+    ...values,
   });
 }
 
@@ -36,34 +46,80 @@ beforeAll(async () => {
   client = await server.user('Client');
   worker = await server.user('Worker');
   other = await server.user('Other');
-  await nativeGig('rustWasm', {
-    title: 'Rust developer for a WebAssembly plugin', description: 'Compile our image filters to wasm.',
-    tags: ['rust', 'wasm'], compensation_type: 'hourly', rate_cents: 9000, compensation_min_cents: 8000, compensation_max_cents: 9000,
-  }, 2);
-  await nativeGig('marketing', {
-    title: 'Marketing site refresh', description: 'New landing pages in Webflow. Later we might port the pricing calculator to Rust.',
-    tags: ['webflow', 'design'], compensation_type: 'fixed', compensation_min_cents: 200000, compensation_max_cents: 300000,
-  }, 1);
-  await nativeGig('logo', {
-    title: 'Logo design for a bakery', description: 'A friendly logo and a small brand sheet.',
-    tags: ['logo', 'branding'], compensation_type: 'fixed', compensation_min_cents: 50000, compensation_max_cents: 50000, currency: 'EUR',
-  }, 10);
+  await nativeGig(
+    'rustWasm',
+    {
+      title: 'Rust developer for a WebAssembly plugin',
+      description: 'Compile our image filters to wasm.',
+      tags: ['rust', 'wasm'],
+      compensation_type: 'hourly',
+      rate_cents: 9000,
+      compensation_min_cents: 8000,
+      compensation_max_cents: 9000,
+    },
+    2,
+  );
+  await nativeGig(
+    'marketing',
+    {
+      title: 'Marketing site refresh',
+      description: 'New landing pages in Webflow. Later we might port the pricing calculator to Rust.',
+      tags: ['webflow', 'design'],
+      compensation_type: 'fixed',
+      compensation_min_cents: 200000,
+      compensation_max_cents: 300000,
+    },
+    1,
+  );
+  await nativeGig(
+    'logo',
+    {
+      title: 'Logo design for a bakery',
+      description: 'A friendly logo and a small brand sheet.',
+      tags: ['logo', 'branding'],
+      compensation_type: 'fixed',
+      compensation_min_cents: 50000,
+      compensation_max_cents: 50000,
+      currency: 'EUR',
+    },
+    10,
+  );
   await nativeGig('noPay', { title: 'Help with spreadsheets', description: 'Clean up a budget workbook.', tags: ['excel'] }, 5);
   await nativeGig('draft', { title: 'Rust draft gig', tags: ['rust'], status: 'draft' }, 1);
   await nativeGig('closed', { title: 'Rust closed gig', tags: ['rust'] }, 1);
   await client.api.PATCH('/api/gigs/{id}', { params: { path: { id: ids.closed! } }, body: { status: 'closed' } });
   await nativeGig('paused', { title: 'Rust paused gig', tags: ['rust'] }, 1);
   await client.api.PATCH('/api/gigs/{id}', { params: { path: { id: ids.paused! } }, body: { status: 'paused' } });
-  await externalGig('seniorRust', {
-    title: 'Senior Rust engineer (remote)', description: 'Backend services in Rust and Postgres.', tags: ['rust', 'backend'],
-    compensationType: 'hourly', rateCents: 12000, compensationMinCents: 10000, compensationMaxCents: 12000,
-  }, 3);
-  await externalGig('bounty', {
-    title: 'Fix a panic in the parser', description: 'The Rust parser crashes on empty input. $300 bounty.', tags: ['rust', 'bug'],
-    source: 'github-bounties', compensationType: 'bounty', compensationMinCents: 30000, compensationMaxCents: 30000,
-  }, 20);
+  await externalGig(
+    'seniorRust',
+    {
+      title: 'Senior Rust engineer (remote)',
+      description: 'Backend services in Rust and Postgres.',
+      tags: ['rust', 'backend'],
+      compensationType: 'hourly',
+      rateCents: 12000,
+      compensationMinCents: 10000,
+      compensationMaxCents: 12000,
+    },
+    3,
+  );
+  await externalGig(
+    'bounty',
+    {
+      title: 'Fix a panic in the parser',
+      description: 'The Rust parser crashes on empty input. $300 bounty.',
+      tags: ['rust', 'bug'],
+      source: 'github-bounties',
+      compensationType: 'bounty',
+      compensationMinCents: 30000,
+      compensationMaxCents: 30000,
+    },
+    20,
+  );
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 type Query = Record<string, string | number | undefined>;
 
@@ -108,7 +164,14 @@ describe('GET /api/discovery/gigs: ranking and reasons', () => {
   });
 
   it('computes in SQL the score that scoring.ts defines', async () => {
-    for (const query of [{ q: 'rust' }, { q: 'rust developer', tags: 'rust,wasm', min_compensation_cents: 8500 }, {}, { tags: 'logo' }, { tags: 'rust', min_compensation_cents: 8500 }, { min_compensation_cents: 9500 }]) {
+    for (const query of [
+      { q: 'rust' },
+      { q: 'rust developer', tags: 'rust,wasm', min_compensation_cents: 8500 },
+      {},
+      { tags: 'logo' },
+      { tags: 'rust', min_compensation_cents: 8500 },
+      { min_compensation_cents: 9500 },
+    ]) {
       const body = await search(worker, query);
       expect(body.data.length).toBeGreaterThan(0);
       for (const g of body.data) {
@@ -145,7 +208,9 @@ describe('GET /api/discovery/gigs: ranking and reasons', () => {
     try {
       const body = await search(worker, { q: 'k8s' });
       expect(keysOf(body.data)).toEqual(['k8s']);
-      expect(body.data[0]!.match_reasons).toEqual(expect.arrayContaining(['tags match "kubernetes" (for "k8s")', 'has the requested skill: kubernetes']));
+      expect(body.data[0]!.match_reasons).toEqual(
+        expect.arrayContaining(['tags match "kubernetes" (for "k8s")', 'has the requested skill: kubernetes']),
+      );
     } finally {
       await server.db.delete(gigs).where(eq(gigs.id, ids.k8s!));
     }
@@ -181,7 +246,9 @@ describe('GET /api/discovery/gigs: filters', () => {
   it('explains how the pay meets the minimum and which requested skills a gig covers', async () => {
     const body = await search(worker, { tags: 'rust,wasm,go', min_compensation_cents: 8500 });
     const byKey = Object.fromEntries(body.data.map((g) => [keysOf([g])[0], g]));
-    expect(byKey.rustWasm!.match_reasons).toEqual(expect.arrayContaining(['2 of 3 requested skills: rust, wasm', 'pays up to $90/h, at least $85/h asked']));
+    expect(byKey.rustWasm!.match_reasons).toEqual(
+      expect.arrayContaining(['2 of 3 requested skills: rust, wasm', 'pays up to $90/h, at least $85/h asked']),
+    );
     expect(byKey.seniorRust!.match_reasons).toEqual(expect.arrayContaining(['1 of 3 requested skills: rust', 'pays at least $85/h']));
     expect(keysOf(body.data)[0]).toBe('rustWasm');
   });
@@ -214,7 +281,14 @@ describe('GET /api/discovery/gigs: filters', () => {
 
 describe('GET /api/discovery/gigs: pagination', () => {
   it('pages through ranked results with the cursor, without gaps or repeats', async () => {
-    for (const query of [{ q: 'rust' }, {}, { tags: 'rust,logo,webflow' }, { min_compensation_cents: 8500 }, { tags: 'rust', min_compensation_cents: 8500 }, { tags: 'rust' }]) {
+    for (const query of [
+      { q: 'rust' },
+      {},
+      { tags: 'rust,logo,webflow' },
+      { min_compensation_cents: 8500 },
+      { tags: 'rust', min_compensation_cents: 8500 },
+      { tags: 'rust' },
+    ]) {
       const all = keysOf((await search(worker, { ...query, limit: 100 })).data);
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -280,8 +354,14 @@ describe('POST /api/discovery/feedback', () => {
     expect(unknown.response.status).toBe(404);
     const draft = await worker.api.POST('/api/discovery/feedback', { body: { gig_id: ids.draft!, signal: 'hide' } });
     expect(draft.response.status).toBe(404);
-    expectInvalid(await worker.api.POST('/api/discovery/feedback', { body: { gig_id: ids.logo!, signal: 'love' } as never }), 'body.signal');
-    expectInvalid(await worker.api.POST('/api/discovery/feedback', { body: { gig_id: ids.logo!, signal: 'up', context: 'email' } as never }), 'body.context');
+    expectInvalid(
+      await worker.api.POST('/api/discovery/feedback', { body: { gig_id: ids.logo!, signal: 'love' } as never }),
+      'body.signal',
+    );
+    expectInvalid(
+      await worker.api.POST('/api/discovery/feedback', { body: { gig_id: ids.logo!, signal: 'up', context: 'email' } as never }),
+      'body.context',
+    );
     expectInvalid(await worker.api.POST('/api/discovery/feedback', { body: { signal: 'up' } as never }), 'body.gig_id');
     expectInvalid(await worker.api.POST('/api/discovery/feedback', { body: { gig_id: 'nope', signal: 'up' } as never }), 'body.gig_id');
     const anonymous = await server.anonymous.POST('/api/discovery/feedback', { body: { gig_id: ids.logo!, signal: 'up' } });
@@ -305,7 +385,9 @@ describe('GET /api/discovery/recommendations/gigs', () => {
     expect(res.data!.data[0]!.match_reasons).toContain('matches 2 of your skills: rust, wasm');
 
     // Applying takes the gig out and puts its tags into the history.
-    expect((await fresh.api.POST('/api/gigs/{id}/applications', { params: { path: { id: ids.logo! } }, body: {} })).response.status).toBe(201);
+    expect((await fresh.api.POST('/api/gigs/{id}/applications', { params: { path: { id: ids.logo! } }, body: {} })).response.status).toBe(
+      201,
+    );
     await fresh.api.POST('/api/discovery/feedback', { body: { gig_id: ids.bounty!, signal: 'hide', context: 'recommendation' } });
     const later = await fresh.api.GET('/api/discovery/recommendations/gigs', {});
     expect(new Set(keysOf(later.data!.data))).toEqual(new Set(['rustWasm', 'seniorRust']));
@@ -317,7 +399,9 @@ describe('GET /api/discovery/recommendations/gigs', () => {
     expect(keysOf(own.data!.data)).toEqual(['seniorRust', 'bounty']);
 
     const paged = await fresh.api.GET('/api/discovery/recommendations/gigs', { params: { query: { limit: 1 } } });
-    const next = await fresh.api.GET('/api/discovery/recommendations/gigs', { params: { query: { limit: 1, cursor: paged.data!.next_cursor! } } });
+    const next = await fresh.api.GET('/api/discovery/recommendations/gigs', {
+      params: { query: { limit: 1, cursor: paged.data!.next_cursor! } },
+    });
     expect([...keysOf(paged.data!.data), ...keysOf(next.data!.data)]).toEqual(keysOf(later.data!.data));
     expect((await server.anonymous.GET('/api/discovery/recommendations/gigs', {})).response.status).toBe(401);
     expectInvalid(await fresh.api.GET('/api/discovery/recommendations/gigs', { params: { query: { limit: 0 } } }), 'query.limit');
@@ -332,7 +416,10 @@ describe('GET /api/discovery/recommendations/workers', () => {
     await ada.api.PATCH('/api/profile/me', { body: { skills: ['rust', 'wasm'] } });
     await bob.api.PATCH('/api/profile/me', { body: { skills: ['rust'] } });
     await cat.api.PATCH('/api/profile/me', { body: { skills: ['logo'] } });
-    await server.db.insert(vouches).values([{ voucherUserId: cat.userId, vouchedUserId: bob.userId }, { voucherUserId: ada.userId, vouchedUserId: bob.userId }]);
+    await server.db.insert(vouches).values([
+      { voucherUserId: cat.userId, vouchedUserId: bob.userId },
+      { voucherUserId: ada.userId, vouchedUserId: bob.userId },
+    ]);
 
     const res = await client.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.rustWasm! } } });
     expect(res.response.status).toBe(200);
@@ -348,12 +435,23 @@ describe('GET /api/discovery/recommendations/workers', () => {
     expect(bobRow.match_reasons).toContain('vouched for by 2 people');
     expect(adaRow.score).toBeGreaterThan(bobRow.score);
 
-    expect((await worker.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.rustWasm! } } })).response.status).toBe(403);
-    expect((await worker.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.draft! } } })).response.status).toBe(404);
-    expect((await client.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: newId() } } })).response.status).toBe(404);
-    expect((await client.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.seniorRust! } } })).response.status).toBe(403);
+    expect(
+      (await worker.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.rustWasm! } } })).response.status,
+    ).toBe(403);
+    expect(
+      (await worker.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.draft! } } })).response.status,
+    ).toBe(404);
+    expect(
+      (await client.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: newId() } } })).response.status,
+    ).toBe(404);
+    expect(
+      (await client.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.seniorRust! } } })).response.status,
+    ).toBe(403);
     expectInvalid(await client.api.GET('/api/discovery/recommendations/workers', { params: { query: {} as never } }), 'query.gig_id');
     expectInvalid(await client.api.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: 'x' } } }), 'query.gig_id');
-    expect((await server.anonymous.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.rustWasm! } } })).response.status).toBe(401);
+    expect(
+      (await server.anonymous.GET('/api/discovery/recommendations/workers', { params: { query: { gig_id: ids.rustWasm! } } })).response
+        .status,
+    ).toBe(401);
   });
 });

@@ -20,9 +20,13 @@ beforeAll(async () => {
   server = await startTestServer();
   ({ apiKey } = await server.user('Erin'));
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
-interface ErrorBody { error: { code: string; message: string; issues: { path: string; message: string }[] } }
+interface ErrorBody {
+  error: { code: string; message: string; issues: { path: string; message: string }[] };
+}
 
 /** A raw request; returns status, the parsed envelope (checked against the spec) and headers. */
 async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: ErrorBody; headers: Headers; text: string }> {
@@ -54,7 +58,11 @@ describe("Fastify's own errors", () => {
 
   it('answers an unknown route with 404 even when its body is malformed or too large', async () => {
     for (const body of ['{"half', JSON.stringify({ x: 'y'.repeat(2 * 1024 * 1024) })]) {
-      const { status, body: error } = await call(`${server.url}/api/nothing-here`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const { status, body: error } = await call(`${server.url}/api/nothing-here`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       expect(status).toBe(404);
       expect(error.error.code).toBe('NOT_FOUND');
     }
@@ -96,7 +104,11 @@ describe("Fastify's own errors", () => {
       const big = await postGig(JSON.stringify({ title: 'Big', description: 'x'.repeat(2000) }), headers, small.url);
       expect(big.status).toBe(413);
       expect(big.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', issues: [] });
-      const ok = await fetch(`${small.url}/api/gigs`, { method: 'POST', headers, body: JSON.stringify({ title: 'Small', description: 'x'.repeat(500) }) });
+      const ok = await fetch(`${small.url}/api/gigs`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: 'Small', description: 'x'.repeat(500) }),
+      });
       expect(ok.status).toBe(201);
     } finally {
       await small.close();
@@ -111,7 +123,9 @@ function rawRequest(bytes: string): Promise<{ status: number; headers: string; b
     const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(bytes));
     let text = '';
     socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => { text += chunk; });
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
     socket.on('error', reject);
     socket.on('close', () => {
       const [head = '', body = ''] = text.split('\r\n\r\n');
@@ -136,7 +150,11 @@ describe('requests Node refuses before routing', () => {
     expect(res.status).toBe(400);
     const body = JSON.parse(res.body);
     expect(isEnvelope(body), ajv.errorsText(isEnvelope.errors)).toBe(true);
-    expect(body.error).toMatchObject({ code: 'VALIDATION_FAILED', message: 'the request is not valid HTTP/1.1', issues: [{ path: 'request' }] });
+    expect(body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'the request is not valid HTTP/1.1',
+      issues: [{ path: 'request' }],
+    });
   });
 });
 
@@ -146,9 +164,18 @@ describe('bodies the operation does not declare', () => {
   it('answers a required body that is missing altogether with 400 at body, and changes nothing', async () => {
     const { userId, apiKey: key } = await server.user('No Body');
     const auth = { authorization: `Bearer ${key}` };
-    const gig = await fetch(`${server.url}/api/gigs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"title":"Mine"}' });
-    const { id } = await gig.json() as { id: string };
-    for (const [method, path] of [['POST', '/api/gigs'], ['PATCH', `/api/gigs/${id}`], ['POST', `/api/gigs/${id}/shortlist`], ['PATCH', '/api/profile/me']]) {
+    const gig = await fetch(`${server.url}/api/gigs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"title":"Mine"}',
+    });
+    const { id } = (await gig.json()) as { id: string };
+    for (const [method, path] of [
+      ['POST', '/api/gigs'],
+      ['PATCH', `/api/gigs/${id}`],
+      ['POST', `/api/gigs/${id}/shortlist`],
+      ['PATCH', '/api/profile/me'],
+    ]) {
       const { status, body } = await call(`${server.url}${path}`, { method, headers: auth });
       expect(status, `${method} ${path}`).toBe(400);
       expect(body.error.code).toBe('VALIDATION_FAILED');
@@ -161,7 +188,11 @@ describe('bodies the operation does not declare', () => {
     const { userId, apiKey: key } = await server.user('Form Poster');
     const form = new FormData();
     form.set('title', 'From a form');
-    const { status, body } = await call(`${server.url}/api/gigs`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const { status, body } = await call(`${server.url}/api/gigs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     expect(status).toBe(415);
     expect(body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', issues: [] });
     expect(await gigCount(userId)).toBe(0);
@@ -174,12 +205,20 @@ describe('values the database cannot hold are refused as invalid input, not fail
   it('refuses a UUID in urn: form, in a path or a body, with 400 naming it', async () => {
     const { apiKey: key } = await server.user('Urn Sender');
     const auth = { authorization: `Bearer ${key}` };
-    const gig = await fetch(`${server.url}/api/gigs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"title":"Urn"}' });
-    const { id } = await gig.json() as { id: string };
+    const gig = await fetch(`${server.url}/api/gigs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"title":"Urn"}',
+    });
+    const { id } = (await gig.json()) as { id: string };
     const cases: [string, RequestInit, string][] = [
       [`/api/gigs/${urn}`, { headers: auth }, 'path.id'],
       [`/api/profile/${urn}`, { headers: auth }, 'path.userId'],
-      [`/api/gigs/${id}/shortlist`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ worker_user_id: urn }) }, 'body.worker_user_id'],
+      [
+        `/api/gigs/${id}/shortlist`,
+        { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ worker_user_id: urn }) },
+        'body.worker_user_id',
+      ],
     ];
     for (const [path, init, issue] of cases) {
       const { status, body } = await call(`${server.url}${path}`, init);
@@ -202,8 +241,20 @@ describe('values the database cannot hold are refused as invalid input, not fail
     const client = await server.user('Year Zero Client');
     const worker = await server.user('Year Zero Worker');
     const gig = await shortlistedGig(client, worker);
-    const terms = { gig_id: gig.id, worker_user_id: worker.userId, rate_cents: 8000, hours_per_week: 10, start_date: '0000-01-01', payout_delay_days: 3, milestones: [{ title: 'All', amount_cents: 100 }] };
-    const { status, body } = await call(`${server.url}/api/negotiate`, { method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(terms) });
+    const terms = {
+      gig_id: gig.id,
+      worker_user_id: worker.userId,
+      rate_cents: 8000,
+      hours_per_week: 10,
+      start_date: '0000-01-01',
+      payout_delay_days: 3,
+      milestones: [{ title: 'All', amount_cents: 100 }],
+    };
+    const { status, body } = await call(`${server.url}/api/negotiate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(terms),
+    });
     expect(status).toBe(400);
     expect(body.error.issues.map((i) => i.path)).toEqual(['body.start_date']);
     expect(await server.db.select().from(negotiations).where(eq(negotiations.gigId, gig.id))).toEqual([]);
@@ -215,9 +266,13 @@ describe('values the database cannot hold are refused as invalid input, not fail
     const created = await call(`${server.url}/api/gigs`, { method: 'POST', headers, body: JSON.stringify({ title: 'Logo\u0000design' }) });
     expect(created.status).toBe(400);
     expect(created.body.error.issues.map((i) => i.path)).toEqual(['body.title']);
-    expect((await server.db.select().from(gigs).where(eq(gigs.clientUserId, userId)))).toEqual([]);
+    expect(await server.db.select().from(gigs).where(eq(gigs.clientUserId, userId))).toEqual([]);
 
-    const profile = await call(`${server.url}/api/profile/me`, { method: 'PATCH', headers, body: JSON.stringify({ skills: ['rust', 'c\u0000'] }) });
+    const profile = await call(`${server.url}/api/profile/me`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ skills: ['rust', 'c\u0000'] }),
+    });
     expect(profile.status).toBe(400);
     expect(profile.body.error.issues.map((i) => i.path)).toEqual(['body.skills[1]']);
     const [row] = await server.db.select().from(users).where(eq(users.id, userId));

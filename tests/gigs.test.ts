@@ -16,7 +16,9 @@ beforeAll(async () => {
   client = await server.user('Client');
   other = await server.user('Other');
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 async function createGig(user: User, body: Record<string, unknown> = {}) {
   const res = await user.api.POST('/api/gigs', { body: { title: 'A gig', ...body } as never });
@@ -30,32 +32,70 @@ const eventTypes = async (id: string) => (await eventsForResource(server.db, 'gi
 /** An external gig, as a connector would store it: no client. */
 async function insertExternalGig(status: 'open' | 'draft' = 'open') {
   const id = newId();
-  await server.db.insert(gigs).values({ id, clientUserId: null, title: 'Imported', status, source: 'remoteok', externalId: id, url: 'https://example.com/jobs/1' });
+  await server.db
+    .insert(gigs)
+    .values({ id, clientUserId: null, title: 'Imported', status, source: 'remoteok', externalId: id, url: 'https://example.com/jobs/1' });
   return id;
 }
 
 describe('POST /api/gigs', () => {
   it('publishes an open gig, normalizes tags, defaults compensation from the rate, writes gig.created', async () => {
     const res = await client.api.POST('/api/gigs', {
-      body: { title: '  Build a Rust CLI  ', description: 'Parse logs', scope: 'One binary', rate_cents: 8000, tags: [' Rust', 'rust', 'CLI '] },
+      body: {
+        title: '  Build a Rust CLI  ',
+        description: 'Parse logs',
+        scope: 'One binary',
+        rate_cents: 8000,
+        tags: [' Rust', 'rust', 'CLI '],
+      },
     });
     expect(res.response.status).toBe(201);
     const gig = res.data!;
     expect(gig).toMatchObject({
-      client_user_id: client.userId, title: 'Build a Rust CLI', description: 'Parse logs', scope: 'One binary',
-      rate_cents: 8000, compensation_type: 'hourly', compensation_min_cents: null, compensation_max_cents: null,
-      currency: 'USD', tags: ['rust', 'cli'], status: 'open', source: 'native', external_id: null, url: null,
+      client_user_id: client.userId,
+      title: 'Build a Rust CLI',
+      description: 'Parse logs',
+      scope: 'One binary',
+      rate_cents: 8000,
+      compensation_type: 'hourly',
+      compensation_min_cents: null,
+      compensation_max_cents: null,
+      currency: 'USD',
+      tags: ['rust', 'cli'],
+      status: 'open',
+      source: 'native',
+      external_id: null,
+      url: null,
     });
     const row = await gigRow(gig.id);
-    expect(row).toMatchObject({ clientUserId: client.userId, status: 'open', tags: ['rust', 'cli'], rateCents: 8000, compensationType: 'hourly' });
+    expect(row).toMatchObject({
+      clientUserId: client.userId,
+      status: 'open',
+      tags: ['rust', 'cli'],
+      rateCents: 8000,
+      compensationType: 'hourly',
+    });
     const events = await eventsForResource(server.db, 'gig', gig.id);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'gig.created', actorUserId: client.userId, audienceUserIds: [client.userId], data: gig });
   });
 
   it('keeps a draft, and takes compensation fields as given', async () => {
-    const gig = await createGig(client, { status: 'draft', compensation_type: 'fixed', compensation_min_cents: 1000, compensation_max_cents: 1000, currency: 'EUR' });
-    expect(gig).toMatchObject({ status: 'draft', rate_cents: null, compensation_type: 'fixed', compensation_min_cents: 1000, compensation_max_cents: 1000, currency: 'EUR' });
+    const gig = await createGig(client, {
+      status: 'draft',
+      compensation_type: 'fixed',
+      compensation_min_cents: 1000,
+      compensation_max_cents: 1000,
+      currency: 'EUR',
+    });
+    expect(gig).toMatchObject({
+      status: 'draft',
+      rate_cents: null,
+      compensation_type: 'fixed',
+      compensation_min_cents: 1000,
+      compensation_max_cents: 1000,
+      currency: 'EUR',
+    });
     expect((await gigRow(gig.id))!.status).toBe('draft');
   });
 
@@ -98,7 +138,11 @@ describe('POST /api/gigs', () => {
     expect(again.response.status).toBe(201);
     expect(again.data!.id).toBe(first.data!.id);
     expect(again.response.headers.get('idempotent-replayed')).toBe('true');
-    expectError(await client.api.POST('/api/gigs', { body: { title: 'Different' }, params: { header: headers } }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await client.api.POST('/api/gigs', { body: { title: 'Different' }, params: { header: headers } }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 });
 
@@ -147,7 +191,7 @@ describe('GET /api/gigs', () => {
     expect(drafts.data!.data.map((g) => g.id)).toEqual([b.id]);
   });
 
-  it('owner=any lists open gigs by default, never another user\'s draft', async () => {
+  it("owner=any lists open gigs by default, never another user's draft", async () => {
     const mine = await createGig(client, { title: 'visible' });
     const draft = await createGig(client, { title: 'hidden', status: 'draft' });
     const paused = await createGig(client, { title: 'paused' });
@@ -193,7 +237,14 @@ describe('PATCH /api/gigs/{id}', () => {
     const gig = await createGig(client, { rate_cents: 5000 });
     const res = await patch(client, gig.id, { title: 'New title', tags: ['Go', 'go'], rate_cents: null, compensation_max_cents: 9000 });
     expect(res.response.status).toBe(200);
-    expect(res.data).toMatchObject({ id: gig.id, title: 'New title', tags: ['go'], rate_cents: null, compensation_max_cents: 9000, status: 'open' });
+    expect(res.data).toMatchObject({
+      id: gig.id,
+      title: 'New title',
+      tags: ['go'],
+      rate_cents: null,
+      compensation_max_cents: 9000,
+      status: 'open',
+    });
     expect(res.data!.updated_at >= gig.updated_at).toBe(true);
     expect(await gigRow(gig.id)).toMatchObject({ title: 'New title', tags: ['go'], rateCents: null, compensationMaxCents: 9000 });
     const events = await eventsForResource(server.db, 'gig', gig.id);
@@ -259,7 +310,7 @@ describe('PATCH /api/gigs/{id}', () => {
     expect((await gigRow(capped.id))!.compensationMinCents).toBeNull();
   });
 
-  it('is 403 on another user\'s visible gig, 404 on their draft, 403 on an external gig', async () => {
+  it("is 403 on another user's visible gig, 404 on their draft, 403 on an external gig", async () => {
     const gig = await createGig(client);
     expectError(await patch(other, gig.id, { title: 'Mine now' }), 403, 'FORBIDDEN');
     const draft = await createGig(client, { status: 'draft' });
@@ -274,7 +325,11 @@ describe('PATCH /api/gigs/{id}', () => {
   it('answers 400 for a malformed id, 401 without credentials', async () => {
     expectInvalid(await patch(client, 'nope', { title: 'x' }), 'path.id');
     const gig = await createGig(client);
-    expectError(await server.anonymous.PATCH('/api/gigs/{id}', { params: { path: { id: gig.id } }, body: { title: 'x' } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.PATCH('/api/gigs/{id}', { params: { path: { id: gig.id } }, body: { title: 'x' } }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 });
 
@@ -298,13 +353,15 @@ describe('DELETE /api/gigs/{id}', () => {
   it('refuses with 409 while a negotiation refers to the gig', async () => {
     const gig = await createGig(client);
     const worker = await server.user('Negotiator');
-    await server.db.insert(negotiations).values({ id: newId(), gigId: gig.id, clientUserId: client.userId, workerUserId: worker.userId, status: 'open' });
+    await server.db
+      .insert(negotiations)
+      .values({ id: newId(), gigId: gig.id, clientUserId: client.userId, workerUserId: worker.userId, status: 'open' });
     expectError(await del(client, gig.id), 409, 'CONFLICT', /close it instead/);
     expect(await gigRow(gig.id)).toBeDefined();
     expect(await eventTypes(gig.id)).toEqual(['gig.created']);
   });
 
-  it('is 403 on another user\'s visible gig, 404 on their draft, 403 on an external gig', async () => {
+  it("is 403 on another user's visible gig, 404 on their draft, 403 on an external gig", async () => {
     const gig = await createGig(client);
     expectError(await del(other, gig.id), 403, 'FORBIDDEN');
     const draft = await createGig(client, { status: 'draft' });

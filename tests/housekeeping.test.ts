@@ -8,8 +8,12 @@ import { idempotencyKeys, providerEvents, sessions } from '../db/schema.ts';
 import { newId } from '../src/ids.ts';
 
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer(); });
-afterAll(async () => { await server?.close(); });
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
 
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
 const hoursAhead = (h: number) => new Date(Date.now() + h * 3_600_000);
@@ -17,19 +21,40 @@ const hoursAhead = (h: number) => new Date(Date.now() + h * 3_600_000);
 describe('housekeeping', () => {
   it('forgets old idempotency keys, dead sessions and old provider events; keeps the rest', async () => {
     const { userId } = await server.user('Housekept');
-    const key = (name: string, createdAt: Date) => ({ userId, key: name, requestHash: 'h', state: 'completed', responseStatus: 201, createdAt, lockedAt: createdAt });
+    const key = (name: string, createdAt: Date) => ({
+      userId,
+      key: name,
+      requestHash: 'h',
+      state: 'completed',
+      responseStatus: 201,
+      createdAt,
+      lockedAt: createdAt,
+    });
     await server.db.insert(idempotencyKeys).values([key('old', hoursAgo(25)), key('recent', hoursAgo(23))]);
-    const session = (name: string, expiresAt: Date, revokedAt: Date | null) => ({ id: newId(), tokenHash: name, userId, expiresAt, revokedAt });
-    await server.db.insert(sessions).values([
-      session('expired', hoursAgo(1), null), session('revoked', hoursAhead(24), hoursAgo(1)), session('live', hoursAhead(24), null),
-    ]);
+    const session = (name: string, expiresAt: Date, revokedAt: Date | null) => ({
+      id: newId(),
+      tokenHash: name,
+      userId,
+      expiresAt,
+      revokedAt,
+    });
+    await server.db
+      .insert(sessions)
+      .values([
+        session('expired', hoursAgo(1), null),
+        session('revoked', hoursAhead(24), hoursAgo(1)),
+        session('live', hoursAhead(24), null),
+      ]);
     const event = (id: string, receivedAt: Date) => ({ provider: 'stripe', eventId: id, type: 'account.updated', receivedAt });
     await server.db.insert(providerEvents).values([event('evt_old', hoursAgo(31 * 24)), event('evt_recent', hoursAgo(29 * 24))]);
 
     await server.runtime.jobs.boss.send(HOUSEKEEPING_QUEUE, {});
-    await vi.waitFor(async () => {
-      expect((await server.db.select().from(providerEvents).where(eq(providerEvents.eventId, 'evt_old')))).toHaveLength(0);
-    }, { timeout: 20_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        expect(await server.db.select().from(providerEvents).where(eq(providerEvents.eventId, 'evt_old'))).toHaveLength(0);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
 
     const keys = await server.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.userId, userId));
     expect(keys.map((k) => k.key)).toEqual(['recent']);

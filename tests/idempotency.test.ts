@@ -9,8 +9,12 @@ import type { components } from '../src/generated/api.d.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer(); });
-afterAll(async () => { await server?.close(); });
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
 
 type User = Awaited<ReturnType<TestServer['user']>>;
 type GigBody = { title: string; description?: string; compensation_min_cents?: number | null; compensation_max_cents?: number | null };
@@ -24,7 +28,9 @@ async function gigCount(userId: string): Promise<number> {
 }
 
 async function createdEvents(gigId: string): Promise<number> {
-  const [row] = await server.db.select({ n: count() }).from(events)
+  const [row] = await server.db
+    .select({ n: count() })
+    .from(events)
     .where(and(eq(events.type, 'gig.created'), eq(events.resourceId, gigId)));
   return row!.n;
 }
@@ -48,10 +54,12 @@ describe('Idempotency-Key on POST /api/gigs', () => {
 
   it('treats the same JSON with its keys in another order as the same request, and replays', async () => {
     const carol = await server.user('Carol');
-    const send = (json: string) => fetch(`${server.url}/api/gigs`, {
-      method: 'POST', body: json,
-      headers: { authorization: `Bearer ${carol.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'reordered-1' },
-    });
+    const send = (json: string) =>
+      fetch(`${server.url}/api/gigs`, {
+        method: 'POST',
+        body: json,
+        headers: { authorization: `Bearer ${carol.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'reordered-1' },
+      });
     const first = await send('{"title":"Poster","compensation_min_cents":100,"compensation_max_cents":200}');
     expect(first.status).toBe(201);
     const again = await send('{ "compensation_max_cents": 200, "title": "Poster", "compensation_min_cents": 100 }');
@@ -162,7 +170,7 @@ describe('Idempotency-Key on POST /api/gigs', () => {
         headers: { authorization: `Bearer ${judy.apiKey}`, 'content-type': 'application/json', 'idempotency-key': key },
         body: JSON.stringify({ title: 'Bad key' }),
       });
-      const body = await res.json() as { error: { code: string; issues: { path: string }[] } };
+      const body = (await res.json()) as { error: { code: string; issues: { path: string }[] } };
       expect(res.status, JSON.stringify(key)).toBe(400);
       expect(body.error.code).toBe('VALIDATION_FAILED');
       expect(body.error.issues.map((i) => i.path)).toContain('header.idempotency-key');
@@ -188,7 +196,9 @@ describe('Idempotency-Key on a response that shows a secret once', () => {
 
     const keys = await server.db.select().from(apiKeys).where(eq(apiKeys.userId, owner.userId));
     expect(keys.filter((k) => k.name === 'agent')).toHaveLength(1);
-    const [record] = await server.db.select().from(idempotencyKeys)
+    const [record] = await server.db
+      .select()
+      .from(idempotencyKeys)
       .where(and(eq(idempotencyKeys.userId, owner.userId), eq(idempotencyKeys.key, 'key-create-1')));
     expect(record!.state).toBe('completed');
     expect(record!.responseBody).toBeNull();

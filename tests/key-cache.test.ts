@@ -12,8 +12,12 @@ import { sha256 } from '../src/auth/secrets.ts';
 
 const onServer = Boolean(process.env.DATABASE_URL);
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer(); });
-afterAll(async () => { await server?.close(); });
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
 
 const verifyStatus = async (key: string) => (await server.client(key).GET('/api/keys/verify')).response.status;
 
@@ -59,8 +63,8 @@ describe('the API-key cache', () => {
     await revokeSilently(agent.apiKeyId);
     expect(await verifyStatus(agent.apiKey)).toBe(200); // from memory
 
-    const killed = await server.db.execute(sql`select pg_terminate_backend(pid) as ok from pg_stat_activity
-      where application_name = 'gigmarket-listen' and datname = current_database()`) as unknown as { ok: boolean }[];
+    const killed = (await server.db.execute(sql`select pg_terminate_backend(pid) as ok from pg_stat_activity
+      where application_name = 'gigmarket-listen' and datname = current_database()`)) as unknown as { ok: boolean }[];
     expect(killed).toHaveLength(1);
     // Whatever it held may have missed a revocation: the key is read from the database again.
     await eventually(async () => (await verifyStatus(agent.apiKey)) === 401, 'the silently revoked key is refused');

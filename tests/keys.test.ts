@@ -12,7 +12,9 @@ beforeAll(async () => {
   server = await startTestServer();
   owner = await signInDev(server, { displayName: 'Key Owner' });
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 const keyRow = async (id: string) => (await server.db.select().from(apiKeys).where(eq(apiKeys.id, id)))[0];
 
@@ -31,7 +33,13 @@ describe('POST /api/keys', () => {
     const res = await owner.api.POST('/api/keys', { body: { name: ' research agent ', hosted_agent_id: 'agent-7' } });
     expect(res.response.status).toBe(201);
     const key = res.data!;
-    expect(key).toMatchObject({ name: 'research agent', hosted_agent_id: 'agent-7', last_used_at: null, revoked_at: null, replaced_by_id: null });
+    expect(key).toMatchObject({
+      name: 'research agent',
+      hosted_agent_id: 'agent-7',
+      last_used_at: null,
+      revoked_at: null,
+      replaced_by_id: null,
+    });
     expect(key.key).toMatch(/^gm_live_[0-9A-Za-z]{40}$/);
     expect(key.key.startsWith(key.prefix)).toBe(true);
 
@@ -107,7 +115,10 @@ describe('POST /api/keys', () => {
 
   it('gets 401 for a tampered or signed-out cookie', async () => {
     // Change the token itself (before the signature): the signature no longer matches.
-    const tampered = cookieClient(server, owner.cookie.replace(/=(.)/, (_m, c: string) => `=${c === 'A' ? 'B' : 'A'}`));
+    const tampered = cookieClient(
+      server,
+      owner.cookie.replace(/=(.)/, (_m, c: string) => `=${c === 'A' ? 'B' : 'A'}`),
+    );
     expect((await tampered.POST('/api/keys', { body: { name: 'x' } })).response.status).toBe(401);
   });
 });

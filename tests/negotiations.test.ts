@@ -22,11 +22,19 @@ beforeAll(async () => {
   worker = await server.user('Worker');
   stranger = await server.user('Stranger');
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 const terms = {
-  rate_cents: 8000, hours_per_week: 10, start_date: '2026-12-01', payout_delay_days: 5,
-  milestones: [{ title: 'Parser', amount_cents: 40_000, due_date: '2026-12-10' }, { title: 'Docs', amount_cents: 0 }],
+  rate_cents: 8000,
+  hours_per_week: 10,
+  start_date: '2026-12-01',
+  payout_delay_days: 5,
+  milestones: [
+    { title: 'Parser', amount_cents: 40_000, due_date: '2026-12-10' },
+    { title: 'Docs', amount_cents: 0 },
+  ],
 };
 
 const start = (user: User, body: Record<string, unknown>) => user.api.POST('/api/negotiations', { body: body as never });
@@ -39,7 +47,8 @@ const cancelN = (user: User, id: string) => user.api.POST('/api/negotiations/{id
 const share = (user: User, id: string) => user.api.POST('/api/negotiations/{id}/contact-share', { params: { path: { id } } });
 
 const row = async (id: string) => (await server.db.select().from(negotiations).where(eq(negotiations.id, id)))[0];
-const roundRows = async (id: string) => server.db.select().from(negotiationRounds).where(eq(negotiationRounds.negotiationId, id)).orderBy(negotiationRounds.number);
+const roundRows = async (id: string) =>
+  server.db.select().from(negotiationRounds).where(eq(negotiationRounds.negotiationId, id)).orderBy(negotiationRounds.number);
 const events = (id: string) => eventsForResource(server.db, 'negotiation', id);
 const eventTypes = async (id: string) => (await events(id)).map((e) => e.type);
 const negotiationsOn = async (gigId: string) => server.db.select().from(negotiations).where(eq(negotiations.gigId, gigId));
@@ -55,10 +64,23 @@ describe('POST /api/negotiations', () => {
     const res = await start(client, { gig_id: gig.id, worker_user_id: worker.userId });
     expect(res.response.status).toBe(200);
     expect(res.data).toMatchObject({
-      gig_id: gig.id, client_user_id: client.userId, worker_user_id: worker.userId, status: 'open', contract_id: null,
-      rounds: [], awaiting: null, contact: { client_shared: false, worker_shared: false, counterpart: null }, agreed_at: null, cancelled_at: null,
+      gig_id: gig.id,
+      client_user_id: client.userId,
+      worker_user_id: worker.userId,
+      status: 'open',
+      contract_id: null,
+      rounds: [],
+      awaiting: null,
+      contact: { client_shared: false, worker_shared: false, counterpart: null },
+      agreed_at: null,
+      cancelled_at: null,
     });
-    expect(await row(res.data!.id)).toMatchObject({ gigId: gig.id, clientUserId: client.userId, workerUserId: worker.userId, status: 'open' });
+    expect(await row(res.data!.id)).toMatchObject({
+      gigId: gig.id,
+      clientUserId: client.userId,
+      workerUserId: worker.userId,
+      status: 'open',
+    });
     const written = await events(res.data!.id);
     expect(written).toHaveLength(1);
     expect(written[0]).toMatchObject({ type: 'negotiation.created', actorUserId: client.userId, data: res.data });
@@ -79,7 +101,7 @@ describe('POST /api/negotiations', () => {
     expectError(res, 401, 'UNAUTHENTICATED');
   });
 
-  it('404 for an unknown gig and for someone else\'s draft gig', async () => {
+  it("404 for an unknown gig and for someone else's draft gig", async () => {
     expectError(await start(client, { gig_id: newId(), worker_user_id: worker.userId }), 404, 'NOT_FOUND');
     const draft = await client.api.POST('/api/gigs', { body: { title: 'Secret', status: 'draft' } });
     expectError(await start(stranger, { gig_id: draft.data!.id, worker_user_id: worker.userId }), 404, 'NOT_FOUND');
@@ -142,16 +164,26 @@ describe('POST /api/negotiations', () => {
 });
 
 describe('POST /api/negotiate', () => {
-  it('starts with the client\'s first round: events negotiation.created and negotiation.round_created', async () => {
+  it("starts with the client's first round: events negotiation.created and negotiation.round_created", async () => {
     const gig = await shortlistedGig(client, worker);
     const res = await negotiate(client, { gig_id: gig.id, worker_user_id: worker.userId, ...terms, notes: 'Happy to talk' });
     expect(res.response.status).toBe(200);
     expect(res.data).toMatchObject({ status: 'open', awaiting: 'worker', contract_id: null });
     expect(res.data!.rounds).toHaveLength(1);
     expect(res.data!.rounds[0]).toMatchObject({
-      number: 1, proposed_by: 'client', proposer_user_id: client.userId, rate_cents: 8000, hours_per_week: 10,
-      start_date: '2026-12-01', payout_delay_days: 5, currency: 'USD', notes: 'Happy to talk',
-      milestones: [{ title: 'Parser', amount_cents: 40_000, due_date: '2026-12-10' }, { title: 'Docs', amount_cents: 0, due_date: null }],
+      number: 1,
+      proposed_by: 'client',
+      proposer_user_id: client.userId,
+      rate_cents: 8000,
+      hours_per_week: 10,
+      start_date: '2026-12-01',
+      payout_delay_days: 5,
+      currency: 'USD',
+      notes: 'Happy to talk',
+      milestones: [
+        { title: 'Parser', amount_cents: 40_000, due_date: '2026-12-10' },
+        { title: 'Docs', amount_cents: 0, due_date: null },
+      ],
     });
     const rounds = await roundRows(res.data!.id);
     expect(rounds).toHaveLength(1);
@@ -166,7 +198,14 @@ describe('POST /api/negotiate', () => {
     await client.api.POST('/api/gigs/{id}/shortlist', { params: { path: { id: gig.data!.id } }, body: { worker_user_id: worker.userId } });
     const res = await negotiate(client, { gig_id: gig.data!.id, worker_user_id: worker.userId });
     expect(res.response.status).toBe(200);
-    expect(res.data!.rounds[0]).toMatchObject({ rate_cents: null, hours_per_week: null, start_date: null, payout_delay_days: null, currency: 'EUR', milestones: [] });
+    expect(res.data!.rounds[0]).toMatchObject({
+      rate_cents: null,
+      hours_per_week: null,
+      start_date: null,
+      payout_delay_days: null,
+      currency: 'EUR',
+      milestones: [],
+    });
   });
 
   it('rejects invalid terms, naming the field, and writes nothing', async () => {
@@ -176,7 +215,10 @@ describe('POST /api/negotiate', () => {
     expectInvalid(await negotiate(client, { ...base, payout_delay_days: 11 }), 'body.payout_delay_days');
     expectInvalid(await negotiate(client, { ...base, start_date: 'next monday' }), 'body.start_date');
     expectInvalid(await negotiate(client, { ...base, start_date: '2026-02-30' }), 'body.start_date');
-    expectInvalid(await negotiate(client, { ...base, milestones: [{ title: 'Bad', amount_cents: -1 }] }), 'body.milestones[0].amount_cents');
+    expectInvalid(
+      await negotiate(client, { ...base, milestones: [{ title: 'Bad', amount_cents: -1 }] }),
+      'body.milestones[0].amount_cents',
+    );
     expectInvalid(await negotiate(client, { ...base, milestones: [{ title: '  ', amount_cents: 1 }] }), 'body.milestones[0].title');
     expectInvalid(await negotiate(client, { ...base, hours_per_week: 0 }), 'body.hours_per_week');
     expectInvalid(await negotiate(client, { ...base, currency: 'usd' }), 'body.currency');
@@ -187,7 +229,11 @@ describe('POST /api/negotiate', () => {
 
   it('401 without credentials', async () => {
     const gig = await shortlistedGig(client, worker);
-    expectError(await server.anonymous.POST('/api/negotiate', { body: { gig_id: gig.id, worker_user_id: worker.userId, ...terms } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/negotiate', { body: { gig_id: gig.id, worker_user_id: worker.userId, ...terms } }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 
   it('404 for an unknown gig; 403 for the worker or a stranger; 409 when not shortlisted', async () => {
@@ -214,7 +260,7 @@ describe('GET /api/negotiations and /api/negotiations/{id}', () => {
     expectError(await server.anonymous.GET('/api/negotiations/{id}', { params: { path: { id: negotiation.id } } }), 401, 'UNAUTHENTICATED');
   });
 
-  it('lists the caller\'s negotiations, newest first, filtered by status and gig, in pages', async () => {
+  it("lists the caller's negotiations, newest first, filtered by status and gig, in pages", async () => {
     const p = await pair();
     const a = await openNegotiation(p.client, p.worker);
     const b = await openNegotiation(p.client, p.worker);
@@ -255,20 +301,42 @@ describe('GET /api/negotiations and /api/negotiations/{id}', () => {
 describe('POST /api/negotiations/{id}/rounds', () => {
   it('rounds alternate: the worker counters, then the client; each writes negotiation.round_created', async () => {
     const { negotiation } = await openNegotiation(client, worker);
-    const counter = await propose(worker, negotiation.id, { rate_cents: 9500, milestones: [{ title: 'All', amount_cents: 50_000 }], notes: 'More, please' });
+    const counter = await propose(worker, negotiation.id, {
+      rate_cents: 9500,
+      milestones: [{ title: 'All', amount_cents: 50_000 }],
+      notes: 'More, please',
+    });
     expect(counter.response.status).toBe(201);
     expect(counter.data).toMatchObject({ status: 'open', awaiting: 'client' });
-    expect(counter.data!.rounds.map((r) => [r.number, r.proposed_by])).toEqual([[1, 'client'], [2, 'worker']]);
+    expect(counter.data!.rounds.map((r) => [r.number, r.proposed_by])).toEqual([
+      [1, 'client'],
+      [2, 'worker'],
+    ]);
     // The currency carries over from the previous round; left-out terms are null (each round states the full terms).
-    expect(counter.data!.rounds[1]).toMatchObject({ proposer_user_id: worker.userId, rate_cents: 9500, hours_per_week: null, currency: 'USD', notes: 'More, please' });
+    expect(counter.data!.rounds[1]).toMatchObject({
+      proposer_user_id: worker.userId,
+      rate_cents: 9500,
+      hours_per_week: null,
+      currency: 'USD',
+      notes: 'More, please',
+    });
 
     expectError(await propose(worker, negotiation.id, terms), 409, 'INVALID_STATE', /round 2 is yours/);
     const back = await propose(client, negotiation.id, { ...terms, rate_cents: 9000 });
     expect(back.response.status).toBe(201);
     expect(back.data!.awaiting).toBe('worker');
-    expect((await roundRows(negotiation.id)).map((r) => [r.number, r.proposerRole, r.rateCents])).toEqual([[1, 'client', 8000], [2, 'worker', 9500], [3, 'client', 9000]]);
+    expect((await roundRows(negotiation.id)).map((r) => [r.number, r.proposerRole, r.rateCents])).toEqual([
+      [1, 'client', 8000],
+      [2, 'worker', 9500],
+      [3, 'client', 9000],
+    ]);
     const written = await events(negotiation.id);
-    expect(written.map((e) => e.type)).toEqual(['negotiation.created', 'negotiation.round_created', 'negotiation.round_created', 'negotiation.round_created']);
+    expect(written.map((e) => e.type)).toEqual([
+      'negotiation.created',
+      'negotiation.round_created',
+      'negotiation.round_created',
+      'negotiation.round_created',
+    ]);
     expect(written[3]).toMatchObject({ actorUserId: client.userId, data: { rounds: back.data!.rounds } });
   });
 
@@ -292,15 +360,25 @@ describe('POST /api/negotiations/{id}/rounds', () => {
     expectInvalid(await propose(worker, negotiation.id, { rate_cents: 1 }), 'body.milestones');
     expectInvalid(await propose(worker, negotiation.id, { ...terms, payout_delay_days: 11 }), 'body.payout_delay_days');
     expectInvalid(await propose(worker, negotiation.id, { ...terms, start_date: '01/12/2026' }), 'body.start_date');
-    expectInvalid(await propose(worker, negotiation.id, { ...terms, milestones: [{ title: 'x', amount_cents: -1 }] }), 'body.milestones[0].amount_cents');
-    expectInvalid(await propose(worker, negotiation.id, { ...terms, milestones: [{ title: 'x', amount_cents: 1, due_date: 'soon' }] }), 'body.milestones[0].due_date');
+    expectInvalid(
+      await propose(worker, negotiation.id, { ...terms, milestones: [{ title: 'x', amount_cents: -1 }] }),
+      'body.milestones[0].amount_cents',
+    );
+    expectInvalid(
+      await propose(worker, negotiation.id, { ...terms, milestones: [{ title: 'x', amount_cents: 1, due_date: 'soon' }] }),
+      'body.milestones[0].due_date',
+    );
     expectInvalid(await propose(worker, negotiation.id, { ...terms, gig_id: negotiation.gig_id }), 'body.gig_id');
     expect(await roundRows(negotiation.id)).toHaveLength(1);
   });
 
   it('401 without credentials; 404 for a non-party and an unknown id', async () => {
     const { negotiation } = await openNegotiation(client, worker);
-    expectError(await server.anonymous.POST('/api/negotiations/{id}/rounds', { params: { path: { id: negotiation.id } }, body: terms }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/negotiations/{id}/rounds', { params: { path: { id: negotiation.id } }, body: terms }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expectError(await propose(stranger, negotiation.id, terms), 404, 'NOT_FOUND');
     expectError(await propose(worker, newId(), terms), 404, 'NOT_FOUND');
   });
@@ -317,7 +395,7 @@ describe('POST /api/negotiations/{id}/rounds', () => {
 });
 
 describe('POST /api/negotiations/{id}/agree', () => {
-  it('the other party agrees: negotiation agreed, contract in pending_owner_approval with the round\'s terms', async () => {
+  it("the other party agrees: negotiation agreed, contract in pending_owner_approval with the round's terms", async () => {
     const { negotiation } = await openNegotiation(client, worker);
     await propose(worker, negotiation.id, { ...terms, rate_cents: 9000, notes: 'Counter' });
     const before = Date.now();
@@ -327,9 +405,20 @@ describe('POST /api/negotiations/{id}/agree', () => {
     expect(n).toMatchObject({ status: 'agreed', awaiting: null, contract_id: contract.id });
     expect(n.agreed_at).toEqual(expect.any(String));
     expect(contract).toMatchObject({
-      negotiation_id: negotiation.id, gig_id: negotiation.gig_id, client_user_id: client.userId, worker_user_id: worker.userId,
-      status: 'pending_owner_approval', rate_cents: 9000, hours_per_week: 10, start_date: '2026-12-01', payout_delay_days: 5, currency: 'USD',
-      client_approved_at: null, worker_approved_at: null, revision_notes: null, revision_count: 0,
+      negotiation_id: negotiation.id,
+      gig_id: negotiation.gig_id,
+      client_user_id: client.userId,
+      worker_user_id: worker.userId,
+      status: 'pending_owner_approval',
+      rate_cents: 9000,
+      hours_per_week: 10,
+      start_date: '2026-12-01',
+      payout_delay_days: 5,
+      currency: 'USD',
+      client_approved_at: null,
+      worker_approved_at: null,
+      revision_notes: null,
+      revision_count: 0,
     });
     expect(contract.milestones).toMatchObject([
       { position: 1, title: 'Parser', amount_cents: 40_000, currency: 'USD', due_date: '2026-12-10', status: 'pending' },
@@ -346,7 +435,11 @@ describe('POST /api/negotiations/{id}/agree', () => {
     expect(await server.db.select().from(milestoneTable).where(eq(milestoneTable.contractId, contract.id))).toHaveLength(2);
 
     const nEvents = await events(negotiation.id);
-    expect(nEvents.at(-1)).toMatchObject({ type: 'negotiation.agreed', actorUserId: client.userId, data: { status: 'agreed', contract_id: contract.id } });
+    expect(nEvents.at(-1)).toMatchObject({
+      type: 'negotiation.agreed',
+      actorUserId: client.userId,
+      data: { status: 'agreed', contract_id: contract.id },
+    });
     const cEvents = await eventsForResource(server.db, 'contract', contract.id);
     expect(cEvents.map((e) => e.type)).toEqual(['contract.created']);
     expect(cEvents[0]).toMatchObject({ actorUserId: client.userId, data: contract });
@@ -404,7 +497,11 @@ describe('POST /api/negotiations/{id}/agree', () => {
 
   it('401 without credentials; 404 for a non-party', async () => {
     const { negotiation } = await openNegotiation(client, worker);
-    expectError(await server.anonymous.POST('/api/negotiations/{id}/agree', { params: { path: { id: negotiation.id } } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/negotiations/{id}/agree', { params: { path: { id: negotiation.id } } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expectError(await agree(stranger, negotiation.id), 404, 'NOT_FOUND');
     expectInvalid(await agree(worker, 'nope'), 'path.id');
     expect(await row(negotiation.id)).toMatchObject({ status: 'open' });
@@ -421,14 +518,22 @@ describe('POST /api/negotiations/{id}/cancel', () => {
       expect(res.data!.cancelled_at).toEqual(expect.any(String));
       expect(await row(negotiation.id)).toMatchObject({ status: 'cancelled' });
       const written = await events(negotiation.id);
-      expect(written.at(-1)).toMatchObject({ type: 'negotiation.cancelled', actorUserId: (who === 'client' ? client : worker).userId, data: { status: 'cancelled' } });
+      expect(written.at(-1)).toMatchObject({
+        type: 'negotiation.cancelled',
+        actorUserId: (who === 'client' ? client : worker).userId,
+        data: { status: 'cancelled' },
+      });
     }
   });
 
   it('409 when cancelled already or agreed; 404 for a non-party; 401 without credentials', async () => {
     const { negotiation } = await openNegotiation(client, worker);
     expectError(await cancelN(stranger, negotiation.id), 404, 'NOT_FOUND');
-    expectError(await server.anonymous.POST('/api/negotiations/{id}/cancel', { params: { path: { id: negotiation.id } } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/negotiations/{id}/cancel', { params: { path: { id: negotiation.id } } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expect(await row(negotiation.id)).toMatchObject({ status: 'open' });
     await cancelN(client, negotiation.id);
     expectError(await cancelN(worker, negotiation.id), 409, 'INVALID_STATE', /cancelled/);
@@ -442,9 +547,10 @@ describe('POST /api/negotiations/{id}/cancel', () => {
 
 describe('POST /api/negotiations/{id}/contact-share', () => {
   // The profile API does not expose contact_details yet: set them on the users directly.
-  const setContact = (userId: string, details: string | null) => server.db.update(users).set({ contactDetails: details }).where(eq(users.id, userId));
+  const setContact = (userId: string, details: string | null) =>
+    server.db.update(users).set({ contactDetails: details }).where(eq(users.id, userId));
 
-  it('each side sees the other\'s contact details only once the other shared them', async () => {
+  it("each side sees the other's contact details only once the other shared them", async () => {
     const p = await pair();
     await setContact(p.client.userId, 'client@example.com');
     await setContact(p.worker.userId, 'worker@example.com, +1 555 0100');
@@ -456,12 +562,20 @@ describe('POST /api/negotiations/{id}/contact-share', () => {
     expect(shared.response.status).toBe(200);
     // The worker shared theirs; they do not see the client's yet.
     expect(shared.data!.contact).toEqual({ client_shared: false, worker_shared: true, counterpart: null });
-    expect((await get(p.client, negotiation.id)).data!.contact).toEqual({ client_shared: false, worker_shared: true, counterpart: 'worker@example.com, +1 555 0100' });
+    expect((await get(p.client, negotiation.id)).data!.contact).toEqual({
+      client_shared: false,
+      worker_shared: true,
+      counterpart: 'worker@example.com, +1 555 0100',
+    });
     expect((await row(negotiation.id))!.workerContactSharedAt).toBeInstanceOf(Date);
     const written = await events(negotiation.id);
     expect(written.at(-1)).toMatchObject({ type: 'negotiation.contact_shared', actorUserId: p.worker.userId });
     // Events are read by both parties: no contact details in them.
-    expect((written.at(-1)!.data as { contact: unknown }).contact).toEqual({ client_shared: false, worker_shared: true, counterpart: null });
+    expect((written.at(-1)!.data as { contact: unknown }).contact).toEqual({
+      client_shared: false,
+      worker_shared: true,
+      counterpart: null,
+    });
     expect(JSON.stringify(written.map((e) => e.data))).not.toContain('worker@example.com');
 
     // Sharing again changes nothing and writes no event.
@@ -470,7 +584,11 @@ describe('POST /api/negotiations/{id}/contact-share', () => {
     expect((await eventTypes(negotiation.id)).filter((t) => t === 'negotiation.contact_shared')).toHaveLength(1);
 
     await share(p.client, negotiation.id);
-    expect((await get(p.worker, negotiation.id)).data!.contact).toEqual({ client_shared: true, worker_shared: true, counterpart: 'client@example.com' });
+    expect((await get(p.worker, negotiation.id)).data!.contact).toEqual({
+      client_shared: true,
+      worker_shared: true,
+      counterpart: 'client@example.com',
+    });
     expect((await get(p.client, negotiation.id)).data!.contact.counterpart).toBe('worker@example.com, +1 555 0100');
     // Lists carry no contact details; strangers see nothing.
     const listed = await p.client.api.GET('/api/negotiations');
@@ -490,7 +608,11 @@ describe('POST /api/negotiations/{id}/contact-share', () => {
   it('409 on a cancelled negotiation; 404 for a non-party; 401 without credentials', async () => {
     const { negotiation } = await openNegotiation(client, worker);
     expectError(await share(stranger, negotiation.id), 404, 'NOT_FOUND');
-    expectError(await server.anonymous.POST('/api/negotiations/{id}/contact-share', { params: { path: { id: negotiation.id } } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/negotiations/{id}/contact-share', { params: { path: { id: negotiation.id } } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     await cancelN(client, negotiation.id);
     expectError(await share(client, negotiation.id), 409, 'INVALID_STATE', /cancelled/);
     expect(await row(negotiation.id)).toMatchObject({ clientContactSharedAt: null });

@@ -12,11 +12,20 @@ const PUBLIC_URL = 'http://localhost:3000';
 const sandbox = (secret = SECRET) => createSandboxProvider({ publicUrl: `${PUBLIC_URL}/`, secret });
 
 function thrown(fn: () => unknown): unknown {
-  try { fn(); } catch (e) { return e; }
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
   throw new Error('expected a throw');
 }
 async function rejected(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => { throw new Error('expected a rejection'); }, (e: unknown) => e);
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
 }
 
 describe('accounts and onboarding', () => {
@@ -56,7 +65,12 @@ describe('accounts and onboarding', () => {
     const returnUrl = `${PUBLIC_URL}/done`;
     const token = new URL((await p.createOnboardingLink({ accountId, refreshUrl: 'x', returnUrl })).url).searchParams.get('token')!;
     const event = p.completeOnboarding({ accountId, returnUrl, token });
-    expect(event).toEqual({ eventId: expect.stringMatching(/^evt_sandbox_[0-9a-f]{24}$/), type: 'account.updated', accountId, verified: true });
+    expect(event).toEqual({
+      eventId: expect.stringMatching(/^evt_sandbox_[0-9a-f]{24}$/),
+      type: 'account.updated',
+      accountId,
+      verified: true,
+    });
     expect(sandbox().completeOnboarding({ accountId, returnUrl, token }).eventId).toBe(event.eventId); // a second click is a duplicate
 
     const error = thrown(() => p.completeOnboarding({ accountId, returnUrl, token: 'f'.repeat(32) }));
@@ -71,7 +85,9 @@ describe('accounts and onboarding', () => {
     const error = await rejected(p.getAccount('acct_1234'));
     expect(error).toBeInstanceOf(PaymentProviderError);
     expect((error as PaymentProviderError).status).toBe(502);
-    expect(await rejected(p.createOnboardingLink({ accountId: 'acct_1234', refreshUrl: 'x', returnUrl: 'y' }))).toBeInstanceOf(PaymentProviderError);
+    expect(await rejected(p.createOnboardingLink({ accountId: 'acct_1234', refreshUrl: 'x', returnUrl: 'y' }))).toBeInstanceOf(
+      PaymentProviderError,
+    );
   });
 });
 
@@ -86,7 +102,9 @@ describe('payments and payouts', () => {
     expect(payment.status).toBe('requires_payment_method');
     expect(await sandbox().createPayment(input(milestoneId))).toEqual(payment);
     expect(await sandbox().getPayment(payment.paymentId)).toEqual(payment);
-    expect((await sandbox('another-secret-0123456789abcdef').createPayment(input(milestoneId))).clientSecret).not.toBe(payment.clientSecret);
+    expect((await sandbox('another-secret-0123456789abcdef').createPayment(input(milestoneId))).clientSecret).not.toBe(
+      payment.clientSecret,
+    );
     expect(sandbox().milestoneIdOf(payment.paymentId)).toBe(milestoneId);
     expect(sandbox().milestoneIdOf('pi_3MtwBwLkdIwHu7ix28a3tqPa')).toBeNull();
     expect(sandbox().paymentPageUrl(payment.paymentId)).toBe(`${PUBLIC_URL}/sandbox/pay/${payment.paymentId}`);
@@ -104,7 +122,12 @@ describe('payments and payouts', () => {
     const { paymentId, clientSecret } = await p.createPayment(input(milestoneId));
     const succeeded = p.confirmPayment({ paymentId, clientSecret, amountCents: 2_500, currency: 'USD' });
     expect(succeeded).toEqual({
-      eventId: expect.stringMatching(/^evt_sandbox_/), type: 'payment.succeeded', paymentId, milestoneId, amountCents: 2_500, currency: 'usd',
+      eventId: expect.stringMatching(/^evt_sandbox_/),
+      type: 'payment.succeeded',
+      paymentId,
+      milestoneId,
+      amountCents: 2_500,
+      currency: 'usd',
     });
     const failed = p.confirmPayment({ paymentId, clientSecret, amountCents: 2_500, currency: 'usd', outcome: 'failed' });
     expect(failed).toMatchObject({ type: 'payment.failed', paymentId, milestoneId, reason: expect.any(String) });
@@ -123,17 +146,33 @@ describe('payments and payouts', () => {
     const milestoneId = uuid();
     const transfer = await p.createTransfer({ milestoneId, amountCents: 2_500, currency: 'usd', destinationAccountId: accountId });
     expect(transfer.transferId).toBe(`tr_sandbox_${milestoneId.replace(/-/g, '')}`);
-    expect(await sandbox().createTransfer({ milestoneId, amountCents: 2_500, currency: 'usd', destinationAccountId: accountId })).toEqual(transfer);
+    expect(await sandbox().createTransfer({ milestoneId, amountCents: 2_500, currency: 'usd', destinationAccountId: accountId })).toEqual(
+      transfer,
+    );
     expect(p.milestoneIdOf(transfer.transferId)).toBe(milestoneId);
-    expect(await rejected(p.createTransfer({ milestoneId, amountCents: 1, currency: 'usd', destinationAccountId: 'acct_real' }))).toBeInstanceOf(PaymentProviderError);
+    expect(
+      await rejected(p.createTransfer({ milestoneId, amountCents: 1, currency: 'usd', destinationAccountId: 'acct_real' })),
+    ).toBeInstanceOf(PaymentProviderError);
   });
 });
 
 describe('webhooks', () => {
-  const event = (milestoneId: string) => JSON.stringify({
-    id: 'evt_sandbox_1', object: 'event', type: 'payment_intent.succeeded',
-    data: { object: { id: `pi_sandbox_${milestoneId.replace(/-/g, '')}`, object: 'payment_intent', amount: 2_500, amount_received: 2_500, currency: 'usd', metadata: { milestone_id: milestoneId } } },
-  });
+  const event = (milestoneId: string) =>
+    JSON.stringify({
+      id: 'evt_sandbox_1',
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      data: {
+        object: {
+          id: `pi_sandbox_${milestoneId.replace(/-/g, '')}`,
+          object: 'payment_intent',
+          amount: 2_500,
+          amount_received: 2_500,
+          currency: 'usd',
+          metadata: { milestone_id: milestoneId },
+        },
+      },
+    });
   const signatureError = (fn: () => unknown) => {
     const error = thrown(fn);
     expect(error).toBeInstanceOf(WebhookSignatureError);
@@ -146,7 +185,12 @@ describe('webhooks', () => {
     const body = event(milestoneId);
     const signature = sandbox().signWebhook(body);
     expect(sandbox().parseWebhook(Buffer.from(body), signature)).toEqual({
-      eventId: 'evt_sandbox_1', type: 'payment.succeeded', paymentId: `pi_sandbox_${milestoneId.replace(/-/g, '')}`, milestoneId, amountCents: 2_500, currency: 'usd',
+      eventId: 'evt_sandbox_1',
+      type: 'payment.succeeded',
+      paymentId: `pi_sandbox_${milestoneId.replace(/-/g, '')}`,
+      milestoneId,
+      amountCents: 2_500,
+      currency: 'usd',
     });
   });
 

@@ -12,8 +12,12 @@ const WEBHOOK_SECRET = 'whsec_test_platform_endpoint';
 const CONNECT_WEBHOOK_SECRET = 'whsec_test_connect_endpoint';
 
 let fake: FakeStripe;
-beforeAll(async () => { fake = await startFakeStripe(); });
-afterAll(async () => { await fake?.close(); });
+beforeAll(async () => {
+  fake = await startFakeStripe();
+});
+afterAll(async () => {
+  await fake?.close();
+});
 
 function provider(overrides: Partial<StripeSettings> = {}): PaymentProvider {
   return createStripeProvider({
@@ -28,7 +32,10 @@ function provider(overrides: Partial<StripeSettings> = {}): PaymentProvider {
 
 /** The provider error a call failed with (fails the test if it did not fail). */
 async function providerError(promise: Promise<unknown>): Promise<PaymentProviderError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(PaymentProviderError);
   const e = error as PaymentProviderError;
   expect(e.status).toBe(502);
@@ -38,7 +45,11 @@ async function providerError(promise: Promise<unknown>): Promise<PaymentProvider
 
 function webhookError(fn: () => unknown): WebhookSignatureError {
   let error: unknown;
-  try { fn(); } catch (e) { error = e; }
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
   expect(error).toBeInstanceOf(WebhookSignatureError);
   expect((error as WebhookSignatureError).status).toBe(400);
   return error as WebhookSignatureError;
@@ -49,13 +60,18 @@ const lastRequest = (path: string) => fake.requests.filter((r) => r.path === pat
 describe('settings', () => {
   it('picks stripe when STRIPE_SECRET_KEY is set and parses STRIPE_API_BASE for the SDK', () => {
     const config = loadConfig({
-      STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_a, whsec_b', STRIPE_API_BASE: 'http://127.0.0.1:12111',
+      STRIPE_SECRET_KEY: 'sk_test_x',
+      STRIPE_WEBHOOK_SECRET: 'whsec_a, whsec_b',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111',
     });
     expect(config.payments).toEqual({
       provider: 'stripe',
       stripe: {
-        secretKey: 'sk_test_x', webhookSecrets: ['whsec_a', 'whsec_b'],
-        api: { host: '127.0.0.1', port: 12111, protocol: 'http' }, timeoutMs: 10_000, maxNetworkRetries: 1,
+        secretKey: 'sk_test_x',
+        webhookSecrets: ['whsec_a', 'whsec_b'],
+        api: { host: '127.0.0.1', port: 12111, protocol: 'http' },
+        timeoutMs: 10_000,
+        maxNetworkRetries: 1,
       },
     });
     expect(createPaymentProvider(config, { publicUrl: 'http://x', secret: 'a'.repeat(32) }).name).toBe('stripe');
@@ -67,7 +83,9 @@ describe('settings', () => {
     expect(createPaymentProvider(config, { publicUrl: 'http://x', secret: 'a'.repeat(32) }).name).toBe('sandbox');
     expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(/STRIPE_WEBHOOK_SECRET is required/);
     expect(() => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_a' })).toThrow(/STRIPE_SECRET_KEY is not/);
-    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'k', STRIPE_WEBHOOK_SECRET: 'w', STRIPE_API_BASE: 'http://h/v1' })).toThrow(/without a path/);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'k', STRIPE_WEBHOOK_SECRET: 'w', STRIPE_API_BASE: 'http://h/v1' })).toThrow(
+      /without a path/,
+    );
     expect(() => loadConfig({ STRIPE_SECRET_KEY: 'k', STRIPE_WEBHOOK_SECRET: 'w', STRIPE_TIMEOUT_MS: 'soon' })).toThrow(/integer/);
   });
 });
@@ -80,7 +98,10 @@ describe('connected accounts', () => {
     const sent = lastRequest('/v1/accounts');
     expect(sent.idempotencyKey).toBe(`gm-acct-${userId}`);
     expect(sent.params).toEqual({
-      type: 'express', email: 'w@example.com', capabilities: { transfers: { requested: 'true' } }, metadata: { user_id: userId },
+      type: 'express',
+      email: 'w@example.com',
+      capabilities: { transfers: { requested: 'true' } },
+      metadata: { user_id: userId },
     });
 
     const before = fake.counts().accounts;
@@ -96,7 +117,10 @@ describe('connected accounts', () => {
     const { url } = await p.createOnboardingLink({ accountId, refreshUrl: 'http://app/refresh', returnUrl: 'http://app/return' });
     expect(url.startsWith(`${fake.url}/setup/e/${accountId}/`)).toBe(true);
     expect(lastRequest('/v1/account_links').params).toEqual({
-      account: accountId, refresh_url: 'http://app/refresh', return_url: 'http://app/return', type: 'account_onboarding',
+      account: accountId,
+      refresh_url: 'http://app/refresh',
+      return_url: 'http://app/return',
+      type: 'account_onboarding',
     });
     expect(await p.getAccount(accountId)).toEqual({ accountId, verified: false });
 
@@ -123,7 +147,11 @@ describe('connected accounts', () => {
 
 describe('payments', () => {
   const input = (milestoneId: string, amountCents = 12_500) => ({
-    milestoneId, amountCents, currency: 'USD', description: 'Milestone 1', metadata: { contract_id: 'c-1' },
+    milestoneId,
+    amountCents,
+    currency: 'USD',
+    description: 'Milestone 1',
+    metadata: { contract_id: 'c-1' },
   });
 
   it('creates a PaymentIntent carrying the milestone and its idempotency key', async () => {
@@ -135,9 +163,13 @@ describe('payments', () => {
     const sent = lastRequest('/v1/payment_intents');
     expect(sent.idempotencyKey).toBe(`gm-fund-${milestoneId}`);
     expect(fake.paymentIntents.get(payment.paymentId)).toMatchObject({
-      amount: 12_500, currency: 'usd', description: 'Milestone 1', livemode: false,
+      amount: 12_500,
+      currency: 'usd',
+      description: 'Milestone 1',
+      livemode: false,
       metadata: { contract_id: 'c-1', milestone_id: milestoneId },
-      transfer_group: `gm-milestone-${milestoneId}`, automatic_payment_methods: { enabled: true },
+      transfer_group: `gm-milestone-${milestoneId}`,
+      automatic_payment_methods: { enabled: true },
     });
     expect(await provider().getPayment(payment.paymentId)).toEqual(payment);
   });
@@ -251,8 +283,12 @@ describe('transfers', () => {
     expect(transferId).toMatch(/^tr_/);
     expect(lastRequest('/v1/transfers').idempotencyKey).toBe(`gm-payout-${milestoneId}`);
     expect(fake.transfers.get(transferId)).toMatchObject({
-      amount: 9_000, currency: 'usd', destination: accountId, transfer_group: `gm-milestone-${milestoneId}`,
-      metadata: { milestone_id: milestoneId }, source_transaction: null,
+      amount: 9_000,
+      currency: 'usd',
+      destination: accountId,
+      transfer_group: `gm-milestone-${milestoneId}`,
+      metadata: { milestone_id: milestoneId },
+      source_transaction: null,
     });
     const again = await p.createTransfer({ milestoneId, amountCents: 9_000, currency: 'USD', destinationAccountId: accountId });
     expect(again.transferId).toBe(transferId);
@@ -265,12 +301,20 @@ describe('transfers', () => {
     const milestoneId = uuid();
     const payment = await p.createPayment({ milestoneId, amountCents: 7_000, currency: 'usd', metadata: {} });
     const before = fake.counts().transfers;
-    const unpaid = await providerError(p.createTransfer({ milestoneId, amountCents: 7_000, currency: 'usd', destinationAccountId: accountId, paymentId: payment.paymentId }));
+    const unpaid = await providerError(
+      p.createTransfer({ milestoneId, amountCents: 7_000, currency: 'usd', destinationAccountId: accountId, paymentId: payment.paymentId }),
+    );
     expect(unpaid.providerCode).toBe('payment_not_charged');
     expect(fake.counts().transfers).toBe(before);
 
     const charged = fake.succeedPaymentIntent(payment.paymentId);
-    const { transferId } = await p.createTransfer({ milestoneId, amountCents: 7_000, currency: 'usd', destinationAccountId: accountId, paymentId: payment.paymentId });
+    const { transferId } = await p.createTransfer({
+      milestoneId,
+      amountCents: 7_000,
+      currency: 'usd',
+      destinationAccountId: accountId,
+      paymentId: payment.paymentId,
+    });
     expect(fake.transfers.get(transferId)?.source_transaction).toBe(charged.latest_charge);
   });
 
@@ -278,14 +322,17 @@ describe('transfers', () => {
     const p = provider();
     const { accountId } = await p.createConnectedAccount({ userId: uuid() });
     const before = fake.counts().transfers;
-    const e = await providerError(p.createTransfer({ milestoneId: uuid(), amountCents: 100, currency: 'usd', destinationAccountId: accountId }));
+    const e = await providerError(
+      p.createTransfer({ milestoneId: uuid(), amountCents: 100, currency: 'usd', destinationAccountId: accountId }),
+    );
     expect(e.providerCode).toBe('insufficient_capabilities_for_transfer');
     expect(fake.counts().transfers).toBe(before);
   });
 });
 
 describe('webhooks', () => {
-  const sign = (event: Record<string, unknown>, secret = WEBHOOK_SECRET, timestamp?: number) => fake.signedWebhook(event, secret, timestamp);
+  const sign = (event: Record<string, unknown>, secret = WEBHOOK_SECRET, timestamp?: number) =>
+    fake.signedWebhook(event, secret, timestamp);
 
   it('maps account.updated, verified or not, from the Connect endpoint', async () => {
     const p = provider();
@@ -296,7 +343,12 @@ describe('webhooks', () => {
 
     const done = fake.buildEvent('account.updated', fake.verifyAccount(accountId), { account: accountId });
     const b = sign(done, CONNECT_WEBHOOK_SECRET);
-    expect(p.parseWebhook(Buffer.from(b.body), b.signature)).toEqual({ eventId: done.id, type: 'account.updated', accountId, verified: true });
+    expect(p.parseWebhook(Buffer.from(b.body), b.signature)).toEqual({
+      eventId: done.id,
+      type: 'account.updated',
+      accountId,
+      verified: true,
+    });
   });
 
   it('maps payment_intent.succeeded and payment_intent.payment_failed with the milestone from metadata', async () => {
@@ -306,13 +358,22 @@ describe('webhooks', () => {
     const failed = fake.buildEvent('payment_intent.payment_failed', fake.failPaymentIntent(payment.paymentId));
     const f = sign(failed);
     expect(p.parseWebhook(f.body, f.signature)).toEqual({
-      eventId: failed.id, type: 'payment.failed', paymentId: payment.paymentId, milestoneId, reason: 'Your card was declined.',
+      eventId: failed.id,
+      type: 'payment.failed',
+      paymentId: payment.paymentId,
+      milestoneId,
+      reason: 'Your card was declined.',
     });
 
     const succeeded = fake.buildEvent('payment_intent.succeeded', fake.succeedPaymentIntent(payment.paymentId));
     const s = sign(succeeded);
     expect(p.parseWebhook(s.body, s.signature)).toEqual({
-      eventId: succeeded.id, type: 'payment.succeeded', paymentId: payment.paymentId, milestoneId, amountCents: 4_200, currency: 'eur',
+      eventId: succeeded.id,
+      type: 'payment.succeeded',
+      paymentId: payment.paymentId,
+      milestoneId,
+      amountCents: 4_200,
+      currency: 'eur',
     });
   });
 
@@ -320,18 +381,33 @@ describe('webhooks', () => {
     const other = fake.buildEvent('charge.refunded', { id: 'ch_1', object: 'charge' });
     const o = sign(other);
     expect(provider().parseWebhook(o.body, o.signature)).toEqual({ eventId: other.id, type: 'ignored', stripeType: 'charge.refunded' });
-    const foreign = fake.buildEvent('payment_intent.succeeded', { id: 'pi_x', object: 'payment_intent', amount: 100, amount_received: 100, currency: 'usd', metadata: {} });
+    const foreign = fake.buildEvent('payment_intent.succeeded', {
+      id: 'pi_x',
+      object: 'payment_intent',
+      amount: 100,
+      amount_received: 100,
+      currency: 'usd',
+      metadata: {},
+    });
     const s = sign(foreign);
     expect(provider().parseWebhook(s.body, s.signature)).toMatchObject({ type: 'payment.succeeded', paymentId: 'pi_x', milestoneId: null });
   });
 
   it('rejects a missing, wrong, tampered, malformed or stale signature', () => {
     const p = provider();
-    const event = fake.buildEvent('payment_intent.succeeded', { id: 'pi_1', object: 'payment_intent', amount: 100, currency: 'usd', metadata: {} });
+    const event = fake.buildEvent('payment_intent.succeeded', {
+      id: 'pi_1',
+      object: 'payment_intent',
+      amount: 100,
+      currency: 'usd',
+      metadata: {},
+    });
     const good = sign(event);
     expect(webhookError(() => p.parseWebhook(good.body, undefined)).message).toMatch(/missing/);
     expect(webhookError(() => p.parseWebhook(good.body, sign(event, 'whsec_someone_else').signature)).message).toMatch(/does not match/);
-    expect(webhookError(() => p.parseWebhook(good.body.replace('"amount":100', '"amount":1'), good.signature)).message).toMatch(/does not match/);
+    expect(webhookError(() => p.parseWebhook(good.body.replace('"amount":100', '"amount":1'), good.signature)).message).toMatch(
+      /does not match/,
+    );
     expect(webhookError(() => p.parseWebhook(good.body, 'garbage')).message).toMatch(/malformed/);
     const stale = sign(event, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600);
     expect(webhookError(() => p.parseWebhook(stale.body, stale.signature)).message).toMatch(/too old/);
@@ -340,8 +416,14 @@ describe('webhooks', () => {
   it('rejects a correctly signed body that is not a Stripe event', () => {
     const p = provider();
     const notJson = 'not json';
-    expect(webhookError(() => p.parseWebhook(notJson, Stripe.webhooks.generateTestHeaderString({ payload: notJson, secret: WEBHOOK_SECRET }))).message).toMatch(/not JSON/);
+    expect(
+      webhookError(() => p.parseWebhook(notJson, Stripe.webhooks.generateTestHeaderString({ payload: notJson, secret: WEBHOOK_SECRET })))
+        .message,
+    ).toMatch(/not JSON/);
     const notEvent = JSON.stringify({ hello: 'world' });
-    expect(webhookError(() => p.parseWebhook(notEvent, Stripe.webhooks.generateTestHeaderString({ payload: notEvent, secret: WEBHOOK_SECRET }))).message).toMatch(/not a Stripe event/);
+    expect(
+      webhookError(() => p.parseWebhook(notEvent, Stripe.webhooks.generateTestHeaderString({ payload: notEvent, secret: WEBHOOK_SECRET })))
+        .message,
+    ).toMatch(/not a Stripe event/);
   });
 });

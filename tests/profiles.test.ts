@@ -6,8 +6,12 @@ import { users, vouches } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer(); });
-afterAll(async () => { await server?.close(); });
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
 
 const userRow = async (id: string) => (await server.db.select().from(users).where(eq(users.id, id)))[0]!;
 
@@ -61,7 +65,12 @@ describe('PATCH /api/profile/me', () => {
       portfolio_website_url: 'https://grace.example/work',
     });
     const row = await userRow(me.userId);
-    expect(row).toMatchObject({ displayName: 'Grace Hopper', bio: 'Compilers.', skills: ['cobol', 'compilers', 'technical writing'], portfolioWebsiteUrl: 'https://grace.example/work' });
+    expect(row).toMatchObject({
+      displayName: 'Grace Hopper',
+      bio: 'Compilers.',
+      skills: ['cobol', 'compilers', 'technical writing'],
+      portfolioWebsiteUrl: 'https://grace.example/work',
+    });
     expect(row.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
 
     const events = await eventsForResource(server.db, 'user', me.userId);
@@ -126,9 +135,18 @@ describe('PATCH /api/profile/me', () => {
       const res = await me.api.PATCH('/api/profile/me', { body: body as never });
       expect(res.response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(res.error!.error.code).toBe('VALIDATION_FAILED');
-      expect(res.error!.error.issues.map((i) => i.path), JSON.stringify(body).slice(0, 80)).toContain(path);
+      expect(
+        res.error!.error.issues.map((i) => i.path),
+        JSON.stringify(body).slice(0, 80),
+      ).toContain(path);
     }
-    expect(await userRow(me.userId)).toMatchObject({ displayName: 'Careful', bio: '', skills: [], portfolioWebsiteUrl: null, githubLogin: null });
+    expect(await userRow(me.userId)).toMatchObject({
+      displayName: 'Careful',
+      bio: '',
+      skills: [],
+      portfolioWebsiteUrl: null,
+      githubLogin: null,
+    });
     expect(await eventsForResource(server.db, 'user', me.userId)).toEqual([]);
   });
 
@@ -144,10 +162,19 @@ describe('GET /api/profile/{userId}', () => {
     const subject = await server.user('Subject');
     const voucherA = await server.user('Voucher A');
     const voucherB = await server.user('Voucher B');
-    await subject.api.PATCH('/api/profile/me', { body: { bio: 'Public bio.', skills: ['Rust'], portfolio_website_url: 'https://subject.example' } });
-    await server.db.update(users).set({ githubId: 4242, githubLogin: 'subject-gh', resumeKey: 'resumes/x.pdf' }).where(eq(users.id, subject.userId));
-    await server.db.insert(vouches).values({ voucherUserId: voucherA.userId, vouchedUserId: subject.userId, createdAt: new Date('2026-01-01T00:00:00Z') });
-    await server.db.insert(vouches).values({ voucherUserId: voucherB.userId, vouchedUserId: subject.userId, createdAt: new Date('2026-01-02T00:00:00Z') });
+    await subject.api.PATCH('/api/profile/me', {
+      body: { bio: 'Public bio.', skills: ['Rust'], portfolio_website_url: 'https://subject.example' },
+    });
+    await server.db
+      .update(users)
+      .set({ githubId: 4242, githubLogin: 'subject-gh', resumeKey: 'resumes/x.pdf' })
+      .where(eq(users.id, subject.userId));
+    await server.db
+      .insert(vouches)
+      .values({ voucherUserId: voucherA.userId, vouchedUserId: subject.userId, createdAt: new Date('2026-01-01T00:00:00Z') });
+    await server.db
+      .insert(vouches)
+      .values({ voucherUserId: voucherB.userId, vouchedUserId: subject.userId, createdAt: new Date('2026-01-02T00:00:00Z') });
 
     const res = await viewer.api.GET('/api/profile/{userId}', { params: { path: { userId: subject.userId } } });
     expect(res.response.status).toBe(200);

@@ -15,7 +15,9 @@ beforeAll(async () => {
   server = await startTestServer({ PAYOUT_DAY_SECONDS: '1' });
   client = await server.user('Client');
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 const eventTypes = async (type: 'milestone' | 'contract', id: string) => (await eventsForResource(server.db, type, id)).map((e) => e.type);
 const milestoneRow = async (id: string) => (await server.db.select().from(milestonesTable).where(eq(milestonesTable.id, id)))[0]!;
@@ -25,9 +27,12 @@ const fund = (contractId: string, milestoneId: string) =>
 
 /** POSTs the pay page's form, as JSON (an agent) or form-encoded (a browser). */
 function submitPayment(pageUrl: string, form: Record<string, string>, json = true) {
-  return fetch(pageUrl, json
-    ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form) }
-    : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  return fetch(
+    pageUrl,
+    json
+      ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form) }
+      : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) },
+  );
 }
 
 /** A milestone in `funding` on an active contract, with its sandbox payment. */
@@ -95,11 +100,21 @@ describe('the connect_url page (onboarding)', () => {
     expect(returnUrl).toBe(`${server.url}/connect/return?contract_id=${contract.id}`);
     const after = await contractOf(contract.id);
     expect(after).toMatchObject({ status: 'active', activated_at: expect.any(String) });
-    expect(await eventTypes('contract', contract.id)).toEqual(['contract.created', 'contract.approved', 'contract.approved', 'contract.pending_freelancer_kyc', 'contract.active']);
+    expect(await eventTypes('contract', contract.id)).toEqual([
+      'contract.created',
+      'contract.approved',
+      'contract.approved',
+      'contract.pending_freelancer_kyc',
+      'contract.active',
+    ]);
 
     const again = await submitSandboxOnboarding(connectUrl, { json: true });
     expect(again.status).toBe(200);
-    expect(await again.json()).toEqual({ outcome: 'duplicate', account_id: new URL(connectUrl).pathname.split('/').at(-1), verified: true });
+    expect(await again.json()).toEqual({
+      outcome: 'duplicate',
+      account_id: new URL(connectUrl).pathname.split('/').at(-1),
+      verified: true,
+    });
     expect((await eventTypes('contract', contract.id)).filter((t) => t === 'contract.active')).toHaveLength(1);
 
     // The link itself, posted as is (as `curl -X POST "$connect_url"` does), carries its token too.
@@ -145,7 +160,9 @@ describe('the pay page', () => {
     expect((await milestoneRow(milestone.id)).status).toBe('funding');
     expect(await eventTypes('milestone', milestone.id)).toEqual(['milestone.funding']);
     expect(client_secret).not.toBe(other.client_secret);
-    expect((await submitPayment(`${server.url}/sandbox/pay/pi_sandbox_${'0'.repeat(32)}`, { client_secret: client_secret! })).status).toBe(404);
+    expect((await submitPayment(`${server.url}/sandbox/pay/pi_sandbox_${'0'.repeat(32)}`, { client_secret: client_secret! })).status).toBe(
+      404,
+    );
   });
 
   it('records a decline as milestone.payment_failed, then funds on payment; a repeat is a duplicate', async () => {
@@ -173,20 +190,38 @@ describe('the pay page', () => {
 describe('the whole lifecycle on the sandbox', () => {
   it('runs from approval to paid with no Stripe account', async () => {
     const worker = await server.user('Worker');
-    const { contract } = await activeSandboxContract(client, worker, [{ title: 'Kick-off', amount_cents: 0 }, { title: 'Work', amount_cents: 5_000 }]);
+    const { contract } = await activeSandboxContract(client, worker, [
+      { title: 'Kick-off', amount_cents: 0 },
+      { title: 'Work', amount_cents: 5_000 },
+    ]);
     const [free, work] = contract.milestones;
-    expect((await fund(contract.id, free!.id)).data).toMatchObject({ client_secret: null, payment_id: null, payment_page_url: null, milestone: { status: 'funded' } });
+    expect((await fund(contract.id, free!.id)).data).toMatchObject({
+      client_secret: null,
+      payment_id: null,
+      payment_page_url: null,
+      milestone: { status: 'funded' },
+    });
     const funding = (await fund(contract.id, work!.id)).data!;
     expect((await submitPayment(funding.payment_page_url!, { client_secret: funding.client_secret! })).status).toBe(200);
     for (const m of [free!, work!]) {
-      const res = await client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/release', { params: { path: { id: contract.id, milestoneId: m.id } } });
+      const res = await client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/release', {
+        params: { path: { id: contract.id, milestoneId: m.id } },
+      });
       expect(res.response.status).toBe(200);
     }
     expect((await contractOf(contract.id)).status).toBe('completed');
-    await vi.waitFor(async () => expect((await contractOf(contract.id)).milestones.map((m) => m.status)).toEqual(['paid', 'paid']), { timeout: 20_000, interval: 250 });
+    await vi.waitFor(async () => expect((await contractOf(contract.id)).milestones.map((m) => m.status)).toEqual(['paid', 'paid']), {
+      timeout: 20_000,
+      interval: 250,
+    });
     expect(await milestoneRow(work!.id)).toMatchObject({ transferId: `tr_sandbox_${work!.id.replace(/-/g, '')}` });
     expect((await milestoneRow(free!.id)).transferId).toBeNull();
-    expect(await eventTypes('milestone', work!.id)).toEqual(['milestone.funding', 'milestone.funded', 'milestone.released', 'milestone.paid']);
+    expect(await eventTypes('milestone', work!.id)).toEqual([
+      'milestone.funding',
+      'milestone.funded',
+      'milestone.released',
+      'milestone.paid',
+    ]);
     expect((await eventTypes('contract', contract.id)).at(-1)).toBe('contract.completed');
   });
 });

@@ -24,17 +24,23 @@ function heldPost(url: string, apiKey: string, body: object) {
   const half = Math.floor(text.length / 2);
   let finish!: () => void;
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST',
-      agent: false,
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
-    }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { data += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, body: data }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          data += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.write(text.slice(0, half));
     finish = () => req.end(text.slice(half));
@@ -108,7 +114,8 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
 
     // A batch of requests in flight: each routed and authenticated, its body still arriving.
     const batch = Array.from({ length: 8 }, (_, i) => heldPost(`${server.url}/api/gigs`, apiKey, { title: `In flight ${i}` }));
-    const incoming = () => server.logs().filter((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/api/gigs').length;
+    const incoming = () =>
+      server.logs().filter((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/api/gigs').length;
     await until('the batch to reach the server', () => incoming() === batch.length, server);
 
     server.child.kill('SIGTERM');
@@ -129,7 +136,10 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
 
     for (const request of batch) request.finish();
     const settled = await Promise.allSettled(batch.map((r) => r.response));
-    expect(settled.filter((r) => r.status === 'rejected'), 'requests reset').toEqual([]);
+    expect(
+      settled.filter((r) => r.status === 'rejected'),
+      'requests reset',
+    ).toEqual([]);
     const responses = settled.map((r) => (r as PromiseFulfilledResult<{ status: number; body: string }>).value);
     for (const [i, res] of responses.entries()) {
       expect(res.status, res.body).toBe(201);
@@ -142,7 +152,10 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
     const messages = server.logs().map((l) => l.msg);
     expect(messages).toContain('shutting down');
     expect(messages).toContain('shut down');
-    expect(server.logs().filter((l) => (l.level ?? 0) >= 50), 'no errors logged').toEqual([]);
+    expect(
+      server.logs().filter((l) => (l.level ?? 0) >= 50),
+      'no errors logged',
+    ).toEqual([]);
 
     // The same data opens again, and what the in-flight requests wrote is there.
     const again = await spawnServer(env);
@@ -197,7 +210,9 @@ describe('the server log', () => {
     const session = decodeURIComponent(jar.cookies.get(SESSION_COOKIE)!).split('.')[0]!; // the token, before its signature
     const credentials = { cookie: jar.header(), authorization: `Bearer ${apiKey}`, 'x-api-key': apiKey, connection: 'close' };
     expect((await fetch(`${server.url}/api/keys/verify`, { headers: credentials })).status).toBe(200);
-    expect((await fetch(`${server.url}/api/profile/me`, { headers: { ...credentials, 'x-api-key': `gm_live_${'Z'.repeat(40)}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/api/profile/me`, { headers: { ...credentials, 'x-api-key': `gm_live_${'Z'.repeat(40)}` } })).status,
+    ).toBe(401);
     const token = 'sandbox-token-value';
     await fetch(`${server.url}/sandbox/connect/acct_1?token=${token}&return_url=%2F`, { headers: { connection: 'close' } });
 
@@ -205,15 +220,31 @@ describe('the server log', () => {
     await github.close();
     const again = await jar.fetch(`${server.url}/auth/github`);
     const state = new URL(again.headers.get('location')!).searchParams.get('state')!;
-    const failed = await fetch(`${server.url}/auth/github/callback?code=second-code-value&state=${state}`, { headers: { ...credentials, cookie: jar.header() } });
+    const failed = await fetch(`${server.url}/auth/github/callback?code=second-code-value&state=${state}`, {
+      headers: { ...credentials, cookie: jar.header() },
+    });
     expect(failed.status).toBe(500);
 
     server.child.kill('SIGTERM');
     await server.exited;
     const log = server.output();
-    expect(server.logs().some((l) => l.level === 50), 'the error was logged').toBe(true);
-    expect(server.logs().some((l) => (l.req as { url?: string })?.url === '/auth/github/callback?code=[Redacted]&state=[Redacted]')).toBe(true);
-    for (const secret of [apiKey, session, callback.searchParams.get('code')!, callback.searchParams.get('state')!, state, 'second-code-value', token, github.clientSecret]) {
+    expect(
+      server.logs().some((l) => l.level === 50),
+      'the error was logged',
+    ).toBe(true);
+    expect(server.logs().some((l) => (l.req as { url?: string })?.url === '/auth/github/callback?code=[Redacted]&state=[Redacted]')).toBe(
+      true,
+    );
+    for (const secret of [
+      apiKey,
+      session,
+      callback.searchParams.get('code')!,
+      callback.searchParams.get('state')!,
+      state,
+      'second-code-value',
+      token,
+      github.clientSecret,
+    ]) {
       expect(log, `the log holds ${secret}`).not.toContain(secret);
     }
   }, 60_000);

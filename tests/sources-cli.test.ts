@@ -14,7 +14,11 @@ import { fixture, startFakeFeeds, type FakeFeeds } from './fakes/feeds.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-interface CliResult { code: number; stdout: string; stderr: string }
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 let feeds: FakeFeeds;
 let dir: string;
@@ -71,7 +75,9 @@ describe('sources on the CLI', () => {
     const res = await cli(['sources', 'sync', 'jobs', '--json'], good);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(res.stdout)).toEqual([{ source: 'jobs', ok: true, error: null, fetched: 5, skipped: 2, inserted: 3, updated: 0, reopened: 0, unchanged: 0, closed: 0 }]);
+    expect(JSON.parse(res.stdout)).toEqual([
+      { source: 'jobs', ok: true, error: null, fetched: 5, skipped: 2, inserted: 3, updated: 0, reopened: 0, unchanged: 0, closed: 0 },
+    ]);
   });
 
   it('list shows every configured source with its gigs', async () => {
@@ -79,7 +85,14 @@ describe('sources on the CLI', () => {
     expect(res.code, res.stderr).toBe(0);
     const listed = JSON.parse(res.stdout);
     expect(listed.map((s: { name: string }) => s.name)).toEqual(['jobs', 'broken', 'off']);
-    expect(listed[0]).toMatchObject({ kind: 'json_feed', enabled: true, schedule: '0 0 1 1 *', open_gigs: 3, closed_gigs: 0, default_currency: 'USD' });
+    expect(listed[0]).toMatchObject({
+      kind: 'json_feed',
+      enabled: true,
+      schedule: '0 0 1 1 *',
+      open_gigs: 3,
+      closed_gigs: 0,
+      default_currency: 'USD',
+    });
     expect(listed[2]).toMatchObject({ enabled: false, schedule: '*/30 * * * *', open_gigs: 0 });
 
     const text = await cli(['sources', 'list'], good);
@@ -114,14 +127,19 @@ describe('sources on the CLI', () => {
 describe('the schedules when the sources file changes', () => {
   it('follow it at the next start: new keys added, removed or disabled sources unscheduled', async () => {
     const schedulesWith = async (file: string) => {
-      const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database, SOURCES_FILE: file }), { logger: false });
+      const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database, SOURCES_FILE: file }), {
+        logger: false,
+      });
       try {
         return (await runtime.jobs.boss.getSchedules('source-sync')).map((s) => [s.key, s.cron]).sort();
       } finally {
         await runtime.close();
       }
     };
-    expect(await schedulesWith(good)).toEqual([['broken', '*/30 * * * *'], ['jobs', '0 0 1 1 *']]);
+    expect(await schedulesWith(good)).toEqual([
+      ['broken', '*/30 * * * *'],
+      ['jobs', '0 0 1 1 *'],
+    ]);
     const changed = writeSources('changed.json', {
       sources: [
         { name: 'jobs', kind: 'json_feed', url: `${feeds.url}/jobs.json`, schedule: '0 12 1 1 *' },
@@ -129,7 +147,10 @@ describe('the schedules when the sources file changes', () => {
         { name: 'fresh', kind: 'atom', url: `${feeds.url}/x.atom`, schedule: '0 0 2 1 *' },
       ],
     });
-    expect(await schedulesWith(changed)).toEqual([['fresh', '0 0 2 1 *'], ['jobs', '0 12 1 1 *']]);
+    expect(await schedulesWith(changed)).toEqual([
+      ['fresh', '0 0 2 1 *'],
+      ['jobs', '0 12 1 1 *'],
+    ]);
   });
 });
 
@@ -138,11 +159,14 @@ describe('the server with a broken sources file', () => {
     const file = writeSources('invalid.json', '{"sources": [{"name": "native", "kind": "rss", "url": "https://x.example"}]}');
     const db = await openDatabase({});
     try {
-      await expect(startRuntime(loadConfig({ NODE_ENV: 'test', SOURCES_FILE: file }), { logger: false, database: db }))
-        .rejects.toThrow(`${file}: sources[0]: "name" must not be "native"`);
+      await expect(startRuntime(loadConfig({ NODE_ENV: 'test', SOURCES_FILE: file }), { logger: false, database: db })).rejects.toThrow(
+        `${file}: sources[0]: "name" must not be "native"`,
+      );
     } finally {
       await db.close();
     }
-    expect(() => loadConfig({ SOURCES_FILE: path.join(dir, 'missing.json') })).toThrow(/SOURCES_FILE points to ".*missing.json", which does not exist/);
+    expect(() => loadConfig({ SOURCES_FILE: path.join(dir, 'missing.json') })).toThrow(
+      /SOURCES_FILE points to ".*missing.json", which does not exist/,
+    );
   });
 });

@@ -14,7 +14,12 @@ import { describeResult } from '../src/sources/report.ts';
 import { parseJsonFeed } from '../src/sources/json-feed.ts';
 import { FeedError } from '../src/sources/http.ts';
 
-const pay = (type: Compensation['type'], min: number | null, max: number | null, currency?: string) => ({ type, minCents: min, maxCents: max, currency });
+const pay = (type: Compensation['type'], min: number | null, max: number | null, currency?: string) => ({
+  type,
+  minCents: min,
+  maxCents: max,
+  currency,
+});
 
 describe('compensation from text', () => {
   const cases: [string, ReturnType<typeof pay>][] = [
@@ -63,8 +68,9 @@ describe('compensation from text', () => {
 
 describe('items to gigs', () => {
   it('strips HTML to readable text', () => {
-    expect(htmlToText('<p>Hello <b>world</b> &amp; friends&nbsp;&#8212; ok</p><ul><li>one</li><li>two</li></ul><script>x()</script><!-- c -->'))
-      .toBe('Hello world & friends — ok\n\n- one\n- two');
+    expect(
+      htmlToText('<p>Hello <b>world</b> &amp; friends&nbsp;&#8212; ok</p><ul><li>one</li><li>two</li></ul><script>x()</script><!-- c -->'),
+    ).toBe('Hello world & friends — ok\n\n- one\n- two');
     expect(htmlToText('a < b and c > d')).toBe('a < b and c > d');
   });
 
@@ -77,7 +83,13 @@ describe('items to gigs', () => {
   it('refuses an item without id, title or an http(s) url, and resolves relative links', () => {
     const options = { baseUrl: 'https://feeds.example.com/a/feed.json', defaultCurrency: 'USD', bareType: 'fixed' as const };
     const ok = { id: 7, title: 'T', tags: [], url: '/g/7', date: 'not a date' };
-    expect(toExternalGig(ok, options)).toMatchObject({ externalId: '7', url: 'https://feeds.example.com/g/7', postedAt: null, currency: 'USD', compensationType: 'unknown' });
+    expect(toExternalGig(ok, options)).toMatchObject({
+      externalId: '7',
+      url: 'https://feeds.example.com/g/7',
+      postedAt: null,
+      currency: 'USD',
+      compensationType: 'unknown',
+    });
     expect(() => toExternalGig({ ...ok, id: ' ' }, options)).toThrow(ItemError);
     expect(() => toExternalGig({ ...ok, title: '<b></b>' }, options)).toThrow(/no title/);
     expect(() => toExternalGig({ ...ok, url: 'javascript:alert(1)' }, options)).toThrow(/not http/);
@@ -143,7 +155,8 @@ describe('the sources file', () => {
 
 describe('GitHub Link header', () => {
   it('finds rel="next" among the others', () => {
-    const header = '<https://api.github.com/search/issues?q=x&page=1>; rel="prev", <https://api.github.com/search/issues?q=x&page=3>; rel="next", <https://api.github.com/search/issues?q=x&page=9>; rel="last"';
+    const header =
+      '<https://api.github.com/search/issues?q=x&page=1>; rel="prev", <https://api.github.com/search/issues?q=x&page=3>; rel="next", <https://api.github.com/search/issues?q=x&page=9>; rel="last"';
     expect(nextLink(header)).toBe('https://api.github.com/search/issues?q=x&page=3');
     expect(nextLink('<https://a/b?page=9>; rel="last"')).toBeUndefined();
     expect(nextLink(null)).toBeUndefined();

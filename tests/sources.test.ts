@@ -52,22 +52,31 @@ beforeAll(async () => {
   feeds.serve('/twice.json', jsonFeed(jobsFeed()));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-sources-'));
   const file = path.join(dir, 'sources.json');
-  const feed = (name: string, kind: string, p: string, more: object = {}) => ({ name, kind, url: `${feeds.url}${p}`, schedule: NEVER, ...more });
-  fs.writeFileSync(file, JSON.stringify({
-    sources: [
-      feed('jobs', 'json_feed', '/jobs.json', { schedule: '7 3 1 1 *' }),
-      feed('board', 'rss', '/gigs.rss', { default_currency: 'USD' }),
-      feed('bounties', 'atom', '/gigs.atom'),
-      feed('by-job', 'atom', '/job.atom'),
-      { name: 'gh', kind: 'github_issues', url: feeds.url, token_env: 'GM_TEST_GH_TOKEN', schedule: '5 4 1 1 *' },
-      feed('broken', 'rss', '/broken.rss'),
-      feed('down', 'json_feed', '/down.json'),
-      feed('slow', 'json_feed', '/slow.json'),
-      feed('huge', 'json_feed', '/huge.json'),
-      feed('off', 'rss', '/gigs.rss', { enabled: false }),
-      feed('twice', 'json_feed', '/twice.json'),
-    ],
-  }));
+  const feed = (name: string, kind: string, p: string, more: object = {}) => ({
+    name,
+    kind,
+    url: `${feeds.url}${p}`,
+    schedule: NEVER,
+    ...more,
+  });
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      sources: [
+        feed('jobs', 'json_feed', '/jobs.json', { schedule: '7 3 1 1 *' }),
+        feed('board', 'rss', '/gigs.rss', { default_currency: 'USD' }),
+        feed('bounties', 'atom', '/gigs.atom'),
+        feed('by-job', 'atom', '/job.atom'),
+        { name: 'gh', kind: 'github_issues', url: feeds.url, token_env: 'GM_TEST_GH_TOKEN', schedule: '5 4 1 1 *' },
+        feed('broken', 'rss', '/broken.rss'),
+        feed('down', 'json_feed', '/down.json'),
+        feed('slow', 'json_feed', '/slow.json'),
+        feed('huge', 'json_feed', '/huge.json'),
+        feed('off', 'rss', '/gigs.rss', { enabled: false }),
+        feed('twice', 'json_feed', '/twice.json'),
+      ],
+    }),
+  );
   sources = new Map(loadSources(file).map((s) => [s.name, s]));
   server = await startTestServer({ SOURCES_FILE: file });
 });
@@ -86,21 +95,42 @@ describe('each format lands with its fields', () => {
     expect([...gigs.keys()].sort()).toEqual(['gig-102', 'gig-103', 'https://jobs.example.com/gigs/101']);
     const rust = gigs.get('https://jobs.example.com/gigs/101')!;
     expect(rust).toMatchObject({
-      source: 'jobs', clientUserId: null, status: 'open', title: 'Senior Rust engineer for a WASM plugin system',
-      tags: ['rust', 'wasm', 'plugins'], compensationType: 'hourly', compensationMinCents: 8000, compensationMaxCents: 8000,
-      currency: 'USD', url: 'https://jobs.example.com/gigs/101', rateCents: null,
+      source: 'jobs',
+      clientUserId: null,
+      status: 'open',
+      title: 'Senior Rust engineer for a WASM plugin system',
+      tags: ['rust', 'wasm', 'plugins'],
+      compensationType: 'hourly',
+      compensationMinCents: 8000,
+      compensationMaxCents: 8000,
+      currency: 'USD',
+      url: 'https://jobs.example.com/gigs/101',
+      rateCents: null,
     });
-    expect(rust.description).toBe('We are building a plugin host in Rust & WebAssembly.\n\n- Design the ABI\n- Write the loader\nPay: $80/hr, about 20 hours a week.');
+    expect(rust.description).toBe(
+      'We are building a plugin host in Rust & WebAssembly.\n\n- Design the ABI\n- Write the loader\nPay: $80/hr, about 20 hours a week.',
+    );
     expect(rust.postedAt.toISOString()).toBe('2025-05-01T10:00:00.000Z');
     expect(gigs.get('gig-102')).toMatchObject({
-      url: `${feeds.url}/gigs/102`, compensationType: 'fixed', compensationMinCents: 200000, currency: 'EUR', tags: ['design', 'branding'],
+      url: `${feeds.url}/gigs/102`,
+      compensationType: 'fixed',
+      compensationMinCents: 200000,
+      currency: 'EUR',
+      tags: ['design', 'branding'],
     });
     expect(gigs.get('gig-102')!.postedAt.toISOString()).toBe('2025-05-02T10:15:00.000Z');
     // external_url when there is no url; a tag over 40 characters is dropped.
     expect(gigs.get('gig-103')).toMatchObject({
-      url: 'https://partner.example.org/listing/9', compensationType: 'fixed', compensationMinCents: 500000, currency: 'USD', tags: ['python', 'airflow', 'dagster'],
+      url: 'https://partner.example.org/listing/9',
+      compensationType: 'fixed',
+      compensationMinCents: 500000,
+      currency: 'USD',
+      tags: ['python', 'airflow', 'dagster'],
     });
-    expect(logs.filter((l) => l.msg === 'external item skipped' && l.obj.source === 'jobs').map((l) => l.obj.reason)).toEqual(['no title', 'no url']);
+    expect(logs.filter((l) => l.msg === 'external item skipped' && l.obj.source === 'jobs').map((l) => l.obj.reason)).toEqual([
+      'no title',
+      'no url',
+    ]);
     expect(feeds.requests.find((r) => r.path === '/jobs.json')!.headers.accept).toContain('application/feed+json');
   });
 
@@ -108,18 +138,34 @@ describe('each format lands with its fields', () => {
     expect(await sync('board')).toMatchObject({ ok: true, fetched: 4, skipped: 1, inserted: 3 });
     const gigs = await rows('board');
     expect(gigs.get('board-5001')).toMatchObject({
-      title: 'React Native developer for a fitness app', url: 'https://board.example.org/gigs/rn-fitness',
-      description: 'Build the workout tracker screens.\nRate: $60-80/h, 3 months.', tags: ['react native', 'typescript'],
-      compensationType: 'hourly', compensationMinCents: 6000, compensationMaxCents: 8000, currency: 'USD',
+      title: 'React Native developer for a fitness app',
+      url: 'https://board.example.org/gigs/rn-fitness',
+      description: 'Build the workout tracker screens.\nRate: $60-80/h, 3 months.',
+      tags: ['react native', 'typescript'],
+      compensationType: 'hourly',
+      compensationMinCents: 6000,
+      compensationMaxCents: 8000,
+      currency: 'USD',
     });
     expect(gigs.get('board-5001')!.postedAt.toISOString()).toBe('2025-05-06T14:30:00.000Z');
     // content:encoded over description, dc:date when there is no pubDate, entities decoded.
     const paper = gigs.get('https://board.example.org/gigs/whitepaper')!;
-    expect(paper).toMatchObject({ title: 'Write & edit a technical whitepaper', compensationType: 'fixed', compensationMinCents: 50000, currency: 'GBP', tags: ['writing'] });
+    expect(paper).toMatchObject({
+      title: 'Write & edit a technical whitepaper',
+      compensationType: 'fixed',
+      compensationMinCents: 50000,
+      currency: 'GBP',
+      tags: ['writing'],
+    });
     expect(paper.description).toBe('Scope\n12 pages on zero-knowledge proofs. £500 for the draft and two rounds of edits.');
     expect(paper.postedAt.toISOString()).toBe('2025-05-05T08:00:00.000Z');
     // No guid: the link is the id. No amount: unknown, in the source's currency.
-    expect(gigs.get('https://board.example.org/gigs/k8s-cost')).toMatchObject({ compensationType: 'unknown', compensationMinCents: null, currency: 'USD', tags: [] });
+    expect(gigs.get('https://board.example.org/gigs/k8s-cost')).toMatchObject({
+      compensationType: 'unknown',
+      compensationMinCents: null,
+      currency: 'USD',
+      tags: [],
+    });
   });
 
   it('Atom 1.0', async () => {
@@ -127,13 +173,24 @@ describe('each format lands with its fields', () => {
     const gigs = await rows('bounties');
     const flaky = gigs.get('tag:freelance.example.net,2025:bounty-7781')!;
     expect(flaky).toMatchObject({
-      title: 'Fix flaky CI tests in a Go monorepo', url: 'https://freelance.example.net/b/7781', tags: ['go', 'ci'],
+      title: 'Fix flaky CI tests in a Go monorepo',
+      url: 'https://freelance.example.net/b/7781',
+      tags: ['go', 'ci'],
       description: 'Three tests fail one run in ten. Find out why and fix them.\n$250 bounty, paid on merge.',
-      compensationType: 'bounty', compensationMinCents: 25000, compensationMaxCents: 25000, currency: 'USD',
+      compensationType: 'bounty',
+      compensationMinCents: 25000,
+      compensationMaxCents: 25000,
+      currency: 'USD',
     });
     expect(flaky.postedAt.toISOString()).toBe('2025-05-06T11:00:00.000Z'); // published, not updated
     const audit = gigs.get('tag:freelance.example.net,2025:gig-22')!;
-    expect(audit).toMatchObject({ url: 'https://freelance.example.net/g/audit-22', tags: ['accessibility', 'wcag'], compensationType: 'fixed', compensationMinCents: 120000, currency: 'USD' });
+    expect(audit).toMatchObject({
+      url: 'https://freelance.example.net/g/audit-22',
+      tags: ['accessibility', 'wcag'],
+      compensationType: 'fixed',
+      compensationMinCents: 120000,
+      currency: 'USD',
+    });
     expect(audit.description).toContain('Audit five pages against WCAG 2.2 AA.');
     expect(audit.postedAt.toISOString()).toBe('2025-05-04T16:45:00.000Z');
   });
@@ -158,8 +215,12 @@ describe('each format lands with its fields', () => {
     expect([...gigs.keys()].sort()).toEqual(['2981234501', '2981234502', '2981234503', '2981234504']);
     const otel = gigs.get('2981234501')!;
     expect(otel).toMatchObject({
-      title: 'Add OpenTelemetry tracing to the HTTP layer', url: 'https://github.com/acme/widgets/issues/412',
-      tags: ['💎 bounty', 'enhancement', 'rust'], compensationType: 'bounty', compensationMinCents: 25000, currency: 'USD',
+      title: 'Add OpenTelemetry tracing to the HTTP layer',
+      url: 'https://github.com/acme/widgets/issues/412',
+      tags: ['💎 bounty', 'enhancement', 'rust'],
+      compensationType: 'bounty',
+      compensationMinCents: 25000,
+      currency: 'USD',
     });
     expect(otel.description).toContain('`Vec<Span>`'); // markdown kept as text
     expect(otel.description).not.toContain('Please keep this template');
@@ -216,11 +277,19 @@ describe('re-syncs', () => {
     feeds.serve('/jobs.json', jsonFeed(doc));
     const before = (await rows('jobs')).get('https://jobs.example.com/gigs/101')!;
     const changed: string[][] = [];
-    const afterWrite = async (_tx: unknown, ids: string[]) => { changed.push(ids); };
+    const afterWrite = async (_tx: unknown, ids: string[]) => {
+      changed.push(ids);
+    };
     expect(await sync('jobs', { afterWrite })).toMatchObject({ ok: true, inserted: 0, updated: 1, unchanged: 2 });
     expect(changed).toEqual([[before.id]]); // only what changed, for derived data such as embeddings
     const after = (await rows('jobs')).get('https://jobs.example.com/gigs/101')!;
-    expect(after).toMatchObject({ id: before.id, title: 'Staff Rust engineer for a WASM plugin system', tags: ['rust', 'wasmtime'], compensationMinCents: 9500, description: 'Now $95/hour.' });
+    expect(after).toMatchObject({
+      id: before.id,
+      title: 'Staff Rust engineer for a WASM plugin system',
+      tags: ['rust', 'wasmtime'],
+      compensationMinCents: 9500,
+      description: 'Now $95/hour.',
+    });
     expect(after.updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
   });
 
@@ -263,10 +332,19 @@ describe('a malformed source', () => {
     feeds.serve('/broken.rss', { body: '<rss version="2.0"><channel><item><title>cut off', contentType: 'application/rss+xml' });
     feeds.serve('/down.json', { status: 503, body: '<html>Service Unavailable</html>', contentType: 'text/html' });
     feeds.serve('/slow.json', { ...jsonFeed(jobsFeed()), delayMs: 3_000 });
-    feeds.serve('/huge.json', jsonFeed({ version: 'https://jsonfeed.org/version/1.1', items: [{ id: 'x', title: 'x'.repeat(100_000), url: 'https://x.example' }] }));
+    feeds.serve(
+      '/huge.json',
+      jsonFeed({ version: 'https://jsonfeed.org/version/1.1', items: [{ id: 'x', title: 'x'.repeat(100_000), url: 'https://x.example' }] }),
+    );
     const results = [];
     for (const name of ['broken', 'down', 'slow', 'huge', 'bounties']) results.push(await sync(name, { limits: tight }));
-    expect(results.map((r) => [r.source, r.ok])).toEqual([['broken', false], ['down', false], ['slow', false], ['huge', false], ['bounties', true]]);
+    expect(results.map((r) => [r.source, r.ok])).toEqual([
+      ['broken', false],
+      ['down', false],
+      ['slow', false],
+      ['huge', false],
+      ['bounties', true],
+    ]);
     expect(results[0]!.error).toMatch(/not well-formed XML/);
     expect(results[1]!.error).toMatch(/HTTP 503/);
     expect(results[2]!.error).toMatch(/no complete response within 500 ms/);
@@ -285,7 +363,10 @@ describe('a malformed source', () => {
     expect([...(await rows('board')).values()].map((g) => g.status)).toEqual(['open', 'open', 'open']);
 
     // Items, none of them usable: a changed format, not an emptied board.
-    feeds.serve('/gigs.rss', { body: '<rss version="2.0"><channel><item><description>x</description></item></channel></rss>', contentType: 'application/rss+xml' });
+    feeds.serve('/gigs.rss', {
+      body: '<rss version="2.0"><channel><item><description>x</description></item></channel></rss>',
+      contentType: 'application/rss+xml',
+    });
     expect(await sync('board')).toMatchObject({ ok: false, closed: 0 });
     expect([...(await rows('board')).values()].every((g) => g.status === 'open')).toBe(true);
 
@@ -309,7 +390,7 @@ describe('the schedule', () => {
 
   it('runs a sync when its job comes', async () => {
     feeds.serve('/job.atom', { body: fixture('gigs.atom.xml'), contentType: 'application/atom+xml' });
-  feeds.serve('/twice.json', jsonFeed(jobsFeed()));
+    feeds.serve('/twice.json', jsonFeed(jobsFeed()));
     expect((await rows('by-job')).size).toBe(0);
     await server.runtime.jobs.boss.send(SOURCE_SYNC_QUEUE, { source: 'by-job' });
     let landed = 0;
@@ -318,7 +399,11 @@ describe('the schedule', () => {
       landed = (await rows('by-job')).size;
     }
     expect(landed).toBe(2);
-    expect((await rows('by-job')).get('tag:freelance.example.net,2025:bounty-7781')).toMatchObject({ source: 'by-job', status: 'open', compensationType: 'bounty' });
+    expect((await rows('by-job')).get('tag:freelance.example.net,2025:bounty-7781')).toMatchObject({
+      source: 'by-job',
+      status: 'open',
+      compensationType: 'bounty',
+    });
   });
 });
 
@@ -332,7 +417,14 @@ describe('through the API', () => {
     const bySource = new Set(data!.data.map((g) => g.source));
     for (const s of ['native', 'jobs', 'board', 'bounties', 'gh']) expect(bySource.has(s)).toBe(true);
     const external = data!.data.find((g) => g.source === 'jobs' && g.external_id === 'gig-103')!;
-    expect(external).toMatchObject({ source: 'jobs', client_user_id: null, url: 'https://partner.example.org/listing/9', status: 'open', compensation_type: 'fixed', compensation_min_cents: 500000 });
+    expect(external).toMatchObject({
+      source: 'jobs',
+      client_user_id: null,
+      url: 'https://partner.example.org/listing/9',
+      status: 'open',
+      compensation_type: 'fixed',
+      compensation_min_cents: 500000,
+    });
     // Closed external gigs are not among the open ones, but remain readable.
     expect(data!.data.some((g) => g.external_id === '2981234501')).toBe(false);
     const closed = (await rows('gh')).get('2981234501')!;
@@ -348,7 +440,12 @@ describe('through the API', () => {
     expect(found).toContain('native:Native: port a CLI to Rust');
     expect(found).toContain('jobs:Senior Rust engineer for a WASM plugin system');
     const external = data!.data.find((g) => g.source === 'jobs' && g.external_id === 'https://jobs.example.com/gigs/101')!;
-    expect(external).toMatchObject({ url: 'https://jobs.example.com/gigs/101', client_user_id: null, compensation_type: 'hourly', compensation_min_cents: 8000 });
+    expect(external).toMatchObject({
+      url: 'https://jobs.example.com/gigs/101',
+      client_user_id: null,
+      compensation_type: 'hourly',
+      compensation_min_cents: 8000,
+    });
 
     const onlyJobs = await bob.api.GET('/api/discovery/gigs', { params: { query: { q: 'rust', sources: 'jobs' } } });
     expect(onlyJobs.data!.data.length).toBeGreaterThan(0);

@@ -14,7 +14,9 @@ function deref<T = OpenApiDocument>(value: T | { $ref: string }): T {
   let v: unknown = value;
   for (let i = 0; i < 10 && v && typeof v === 'object' && '$ref' in v; i++) {
     const ref = (v as { $ref: string }).$ref;
-    v = ref.replace(/^#\//, '').split('/')
+    v = ref
+      .replace(/^#\//, '')
+      .split('/')
       .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
       .reduce<unknown>((node, p) => (node as Record<string, unknown> | undefined)?.[p], spec);
   }
@@ -35,7 +37,13 @@ const hasExample = (media: OpenApiDocument) => media.example !== undefined || Ob
  * composes its parts with allOf (which then need not close themselves); `additionalProperties:
  * true`, written out, is a deliberate open schema (e.g. a provider's event).
  */
-function objectProblems(schema: unknown, where: string, rules: { requiredList: boolean }, seen = new Set<unknown>(), closedByParent = false): string[] {
+function objectProblems(
+  schema: unknown,
+  where: string,
+  rules: { requiredList: boolean },
+  seen = new Set<unknown>(),
+  closedByParent = false,
+): string[] {
   const s = deref(schema as OpenApiDocument);
   if (!s || typeof s !== 'object' || seen.has(s)) return [];
   seen.add(s);
@@ -49,7 +57,8 @@ function objectProblems(schema: unknown, where: string, rules: { requiredList: b
   }
   if (s.items) problems.push(...objectProblems(s.items, `${where}[]`, rules, seen));
   for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
-    for (const [i, sub] of (s[key] ?? []).entries()) problems.push(...objectProblems(sub, `${where}(${key}[${i}])`, rules, seen, key === 'allOf' && closesParts));
+    for (const [i, sub] of (s[key] ?? []).entries())
+      problems.push(...objectProblems(sub, `${where}(${key}[${i}])`, rules, seen, key === 'allOf' && closesParts));
   }
   return problems;
 }
@@ -81,12 +90,15 @@ describe.each(operations.map((o) => [`${o.method.toUpperCase()} ${o.path} (${o.o
 
   // Idempotency-Key is honoured per caller: unauthenticated POSTs (the provider's webhook, which
   // dedups by event id instead) have none.
-  it.runIf(method === 'post' && security.length > 0)('takes an Idempotency-Key and declares 409 and 422, being an authenticated POST', () => {
-    const refs = (operation.parameters ?? []).map((p: { $ref?: string }) => p.$ref);
-    expect(refs).toContain('#/components/parameters/IdempotencyKey');
-    expect(declared).toEqual(expect.arrayContaining(['409', '422']));
-    expect(deref(operation.responses['422'])).toBe(spec.components.responses.IdempotencyKeyReused);
-  });
+  it.runIf(method === 'post' && security.length > 0)(
+    'takes an Idempotency-Key and declares 409 and 422, being an authenticated POST',
+    () => {
+      const refs = (operation.parameters ?? []).map((p: { $ref?: string }) => p.$ref);
+      expect(refs).toContain('#/components/parameters/IdempotencyKey');
+      expect(declared).toEqual(expect.arrayContaining(['409', '422']));
+      expect(deref(operation.responses['422'])).toBe(spec.components.responses.IdempotencyKeyReused);
+    },
+  );
 
   it.runIf(parametersOf(path, operation).length > 0 || operation.requestBody !== undefined)('declares 400, taking input', () => {
     expect(declared).toContain('400');
@@ -120,11 +132,16 @@ describe.each(operations.map((o) => [`${o.method.toUpperCase()} ${o.path} (${o.o
 describe('the event catalog (webhooks)', () => {
   // Every event type the code can write is documented under `webhooks:`, and nothing else is.
   it('lists exactly the event types the code writes', () => {
-    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
-      .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : [],
+      );
     const written = new Set<string>();
     for (const file of ['src', 'handlers', 'db', 'jobs'].flatMap(files)) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/'((?:gig|application|api_key|profile|negotiation|contract|milestone)\.[a-z_]+)'/g)) written.add(m[1]!);
+      for (const m of readFileSync(file, 'utf8').matchAll(
+        /'((?:gig|application|api_key|profile|negotiation|contract|milestone)\.[a-z_]+)'/g,
+      ))
+        written.add(m[1]!);
     }
     expect([...written].sort()).toEqual(Object.keys(spec.webhooks ?? {}).sort());
   });

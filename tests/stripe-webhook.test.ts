@@ -6,7 +6,14 @@ import { eq, sql } from 'drizzle-orm';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
 import type { TestServer } from './helpers/server.ts';
 import {
-  CONNECT_WEBHOOK_SECRET, WEBHOOK_SECRET, accountIdOf, activeStripeContract, deliver, onboardAtStripe, postWebhook, startStripeServer,
+  CONNECT_WEBHOOK_SECRET,
+  WEBHOOK_SECRET,
+  accountIdOf,
+  activeStripeContract,
+  deliver,
+  onboardAtStripe,
+  postWebhook,
+  startStripeServer,
 } from './helpers/stripe-mode.ts';
 import { approvedContract } from './helpers/lifecycle.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
@@ -50,13 +57,15 @@ async function fundingMilestone(amount = 5_000) {
   const worker = await server.user('Worker');
   const { contract } = await activeStripeContract(server, fake, client, worker, [{ title: 'Work', amount_cents: amount }]);
   const milestone = contract.milestones[0]!;
-  const res = await client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', { params: { path: { id: contract.id, milestoneId: milestone.id } } });
+  const res = await client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', {
+    params: { path: { id: contract.id, milestoneId: milestone.id } },
+  });
   expect(res.data!.milestone.status).toBe('funding');
   return { contract, milestone, paymentId: res.data!.payment_id! };
 }
 
 describe('account.updated', () => {
-  it('activates the verified worker\'s contracts waiting for KYC, once however often it is delivered', async () => {
+  it("activates the verified worker's contracts waiting for KYC, once however often it is delivered", async () => {
     const { contract, connectUrl } = await waitingForKyc();
     const { accountId, event, delivered } = await onboardAtStripe(server, fake, connectUrl);
     expect(delivered).toEqual(ack('applied'));
@@ -64,8 +73,17 @@ describe('account.updated', () => {
     const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId));
     expect(account!.verifiedAt).toBeInstanceOf(Date);
     const events = await eventsForResource(server.db, 'contract', contract.id);
-    expect(events.map((e) => e.type)).toEqual(['contract.created', 'contract.approved', 'contract.approved', 'contract.pending_freelancer_kyc', 'contract.active']);
-    expect(events.at(-1)).toMatchObject({ actorUserId: null, data: expect.objectContaining({ status: 'active', activated_at: expect.any(String) }) });
+    expect(events.map((e) => e.type)).toEqual([
+      'contract.created',
+      'contract.approved',
+      'contract.approved',
+      'contract.pending_freelancer_kyc',
+      'contract.active',
+    ]);
+    expect(events.at(-1)).toMatchObject({
+      actorUserId: null,
+      data: expect.objectContaining({ status: 'active', activated_at: expect.any(String) }),
+    });
 
     expect(await deliver(server, fake, event, CONNECT_WEBHOOK_SECRET)).toEqual(ack('duplicate'));
     expect((await eventTypes('contract', contract.id)).filter((t) => t === 'contract.active')).toHaveLength(1);
@@ -78,7 +96,13 @@ describe('account.updated', () => {
     expect(await deliver(server, fake, unverified, CONNECT_WEBHOOK_SECRET)).toEqual(ack('ignored'));
     expect(await contractStatus(contract.id)).toBe('pending_freelancer_kyc');
 
-    const stranger = fake.buildEvent('account.updated', { ...fake.accounts.get(accountId)!, id: 'acct_not_ours', details_submitted: true, payouts_enabled: true, capabilities: { transfers: 'active' } });
+    const stranger = fake.buildEvent('account.updated', {
+      ...fake.accounts.get(accountId)!,
+      id: 'acct_not_ours',
+      details_submitted: true,
+      payouts_enabled: true,
+      capabilities: { transfers: 'active' },
+    });
     expect(await deliver(server, fake, stranger, CONNECT_WEBHOOK_SECRET)).toEqual(ack('ignored'));
     expect(await contractStatus(contract.id)).toBe('pending_freelancer_kyc');
     expect(await eventTypes('contract', contract.id)).not.toContain('contract.active');
@@ -96,7 +120,11 @@ describe('payment_intent events', () => {
     expect(row.fundedAt).toBeInstanceOf(Date);
     const events = await eventsForResource(server.db, 'milestone', milestone.id);
     expect(events.map((e) => e.type)).toEqual(['milestone.funding', 'milestone.funded']);
-    expect(events[1]).toMatchObject({ actorUserId: null, audienceUserIds: [contract.client_user_id, contract.worker_user_id], data: expect.objectContaining({ status: 'funded' }) });
+    expect(events[1]).toMatchObject({
+      actorUserId: null,
+      audienceUserIds: [contract.client_user_id, contract.worker_user_id],
+      data: expect.objectContaining({ status: 'funded' }),
+    });
 
     expect(await deliver(server, fake, event)).toEqual(ack('duplicate'));
     // Stripe may also send a second, different event for the same payment: no second funding either.
@@ -106,7 +134,10 @@ describe('payment_intent events', () => {
 
   it('applies an event delivered several times at once exactly once', async () => {
     const { milestone, paymentId } = await fundingMilestone();
-    const { body, signature } = fake.signedWebhook(fake.buildEvent('payment_intent.succeeded', fake.succeedPaymentIntent(paymentId)), WEBHOOK_SECRET);
+    const { body, signature } = fake.signedWebhook(
+      fake.buildEvent('payment_intent.succeeded', fake.succeedPaymentIntent(paymentId)),
+      WEBHOOK_SECRET,
+    );
     const results = await Promise.all([1, 2, 3].map(() => postWebhook(server, body, { 'stripe-signature': signature })));
     expect(results.map((r) => r.body.outcome).sort()).toEqual(['applied', 'duplicate', 'duplicate']);
     expect(await eventTypes('milestone', milestone.id)).toEqual(['milestone.funding', 'milestone.funded']);
@@ -124,7 +155,9 @@ describe('payment_intent events', () => {
     expect(await deliver(server, fake, event)).toEqual(ack('duplicate'));
 
     // The client tries again with the same client_secret, and it succeeds.
-    expect(await deliver(server, fake, fake.buildEvent('payment_intent.succeeded', fake.succeedPaymentIntent(paymentId)))).toEqual(ack('applied'));
+    expect(await deliver(server, fake, fake.buildEvent('payment_intent.succeeded', fake.succeedPaymentIntent(paymentId)))).toEqual(
+      ack('applied'),
+    );
     expect((await milestoneRow(milestone.id)).status).toBe('funded');
     expect(await eventTypes('milestone', milestone.id)).toEqual(['milestone.funding', 'milestone.payment_failed', 'milestone.funded']);
   });
@@ -144,7 +177,14 @@ describe('payment_intent events', () => {
   });
 
   it('ignores a payment that is not ours', async () => {
-    const other = fake.buildEvent('payment_intent.succeeded', { id: 'pi_not_ours', object: 'payment_intent', amount: 100, amount_received: 100, currency: 'usd', metadata: {} });
+    const other = fake.buildEvent('payment_intent.succeeded', {
+      id: 'pi_not_ours',
+      object: 'payment_intent',
+      amount: 100,
+      amount_received: 100,
+      currency: 'usd',
+      metadata: {},
+    });
     expect(await deliver(server, fake, other)).toEqual(ack('ignored'));
   });
 });
@@ -170,7 +210,9 @@ describe.runIf(process.env.DATABASE_URL)('lock order on a server Postgres', () =
       await tx.execute(sql`select id from milestones where id = ${milestone.id} for update`);
       delivered = deliver(server, fake, event);
       await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(1), { timeout: 10_000, interval: 50 });
-      released = client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/release', { params: { path: { id: contract.id, milestoneId: milestone.id } } });
+      released = client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/release', {
+        params: { path: { id: contract.id, milestoneId: milestone.id } },
+      });
       await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(2), { timeout: 10_000, interval: 50 });
     });
     expect(await delivered).toEqual(ack('applied'));
@@ -232,17 +274,28 @@ describe('what the webhook refuses', () => {
     const notEvent = JSON.stringify({ hello: 'world' });
     const missingFields = await postWebhook(server, notEvent, { 'stripe-signature': sign(notEvent) });
     expect(missingFields.status).toBe(400);
-    const text = await fetch(`${server.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'text/plain', 'stripe-signature': sign('hi') }, body: 'hi' });
+    const text = await fetch(`${server.url}/api/stripe/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'stripe-signature': sign('hi') },
+      body: 'hi',
+    });
     expect(text.status).toBe(415);
     expect((await text.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 });
 
 describe('KYC reconciliation, when account.updated is late or lost', () => {
-  const deps = () => ({ db: server.db, payments: createPaymentProvider(server.config, { publicUrl: server.url, secret: 'unused' }), log: pino({ level: 'silent' }) });
+  const deps = () => ({
+    db: server.db,
+    payments: createPaymentProvider(server.config, { publicUrl: server.url, secret: 'unused' }),
+    log: pino({ level: 'silent' }),
+  });
   /** The contract has waited longer than the grace the webhook gets. */
-  const backdate = (id: string) => server.db.update(contractsTable)
-    .set({ updatedAt: new Date(Date.now() - KYC_WEBHOOK_GRACE_MS - 60_000) }).where(eq(contractsTable.id, id));
+  const backdate = (id: string) =>
+    server.db
+      .update(contractsTable)
+      .set({ updatedAt: new Date(Date.now() - KYC_WEBHOOK_GRACE_MS - 60_000) })
+      .where(eq(contractsTable.id, id));
   const asked = (accountId: string) => fake.requests.filter((r) => r.method === 'GET' && r.path === `/v1/accounts/${accountId}`).length;
 
   it('activates, by asking Stripe, a contract whose webhook never came; once, through the scheduled job', async () => {
@@ -262,7 +315,13 @@ describe('KYC reconciliation, when account.updated is late or lost', () => {
     const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId));
     expect(account!.verifiedAt).toBeInstanceOf(Date);
     const events = await eventsForResource(server.db, 'contract', contract.id);
-    expect(events.map((e) => e.type)).toEqual(['contract.created', 'contract.approved', 'contract.approved', 'contract.pending_freelancer_kyc', 'contract.active']);
+    expect(events.map((e) => e.type)).toEqual([
+      'contract.created',
+      'contract.approved',
+      'contract.approved',
+      'contract.pending_freelancer_kyc',
+      'contract.active',
+    ]);
     expect(events.at(-1)).toMatchObject({ actorUserId: null, data: expect.objectContaining({ status: 'active' }) });
 
     // Nothing waits any more: Stripe is not asked again, nothing is written again.

@@ -7,15 +7,25 @@ import type { Db, Executor } from '../client.ts';
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /** Stores a key; the caller made its id and secret and passes only the secret's hash and display prefix. */
-export async function insertApiKey(db: Executor, userId: string, input: { id: string; name: string; hostedAgentId: string | null; keyHash: string; keyPrefix: string }) {
-  const [row] = await db.insert(apiKeys).values({ ...input, userId }).returning();
+export async function insertApiKey(
+  db: Executor,
+  userId: string,
+  input: { id: string; name: string; hostedAgentId: string | null; keyHash: string; keyPrefix: string },
+) {
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ ...input, userId })
+    .returning();
   return row!;
 }
 
 /** The active key with this hash, for authentication. */
 function activeKeyByHashQuery(db: Db) {
-  return db.select().from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt))).limit(1)
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+    .limit(1)
     .prepare('gm_active_api_key_by_hash');
 }
 const preparedLookups = new WeakMap<Db, ReturnType<typeof activeKeyByHashQuery>>();
@@ -37,14 +47,20 @@ export async function touchApiKey(db: Executor, id: string, at = new Date()): Pr
 }
 
 export async function listApiKeys(db: Executor, userId: string, page: { limit: number; beforeId?: string }) {
-  return db.select().from(apiKeys)
+  return db
+    .select()
+    .from(apiKeys)
     .where(and(eq(apiKeys.userId, userId), page.beforeId ? lt(apiKeys.id, page.beforeId) : undefined))
     .orderBy(desc(apiKeys.id))
     .limit(page.limit + 1);
 }
 
 export async function getApiKey(db: Executor, userId: string, id: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).limit(1);
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id)))
+    .limit(1);
   return row;
 }
 
@@ -57,7 +73,8 @@ export const API_KEY_REVOKED_CHANNEL = 'gm_api_key_revoked';
  * is not the user's or was already revoked.
  */
 export async function revokeApiKey(db: Executor, userId: string, id: string, replacedById?: string) {
-  const [row] = await db.update(apiKeys)
+  const [row] = await db
+    .update(apiKeys)
     .set({ revokedAt: new Date(), replacedById: replacedById ?? null })
     .where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning();

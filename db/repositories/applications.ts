@@ -33,7 +33,8 @@ export interface NewApplication {
  * so of two concurrent inserts exactly one returns a row.
  */
 export async function insertApplication(db: Executor, values: NewApplication): Promise<ApplicationRow | undefined> {
-  const [row] = await db.insert(applications)
+  const [row] = await db
+    .insert(applications)
     .values(values)
     .onConflictDoNothing({ target: [applications.gigId, applications.workerUserId] })
     .returning();
@@ -44,8 +45,15 @@ export async function insertApplication(db: Executor, values: NewApplication): P
  * The application if `userId` is its worker or its gig's client. `lockGig` takes a share lock on
  * the gig so that its status cannot change until the transaction ends.
  */
-export async function findApplicationForParty(db: Executor, userId: string, id: string, lockGig = false): Promise<ApplicationWithGig | undefined> {
-  const query = db.select(withGig).from(applications)
+export async function findApplicationForParty(
+  db: Executor,
+  userId: string,
+  id: string,
+  lockGig = false,
+): Promise<ApplicationWithGig | undefined> {
+  const query = db
+    .select(withGig)
+    .from(applications)
     .innerJoin(gigs, eq(gigs.id, applications.gigId))
     .where(and(eq(applications.id, id), or(eq(applications.workerUserId, userId), eq(gigs.clientUserId, userId))))
     .limit(1);
@@ -55,7 +63,9 @@ export async function findApplicationForParty(db: Executor, userId: string, id: 
 
 /** The worker's application for the gig, if any (for the gig's client, who checked the gig). */
 export async function findApplicationOfWorker(db: Executor, gigId: string, workerUserId: string): Promise<ApplicationRow | undefined> {
-  const [row] = await db.select().from(applications)
+  const [row] = await db
+    .select()
+    .from(applications)
     .where(and(eq(applications.gigId, gigId), eq(applications.workerUserId, workerUserId)))
     .limit(1);
   return row;
@@ -65,8 +75,14 @@ export async function findApplicationOfWorker(db: Executor, gigId: string, worke
  * Moves the application to `to` only if it is still in `expected`, the status the caller decided
  * on: of two concurrent changes, exactly one takes effect. Undefined when it no longer was.
  */
-export async function setApplicationStatus(db: Executor, id: string, expected: ApplicationStatus, to: ApplicationStatus): Promise<ApplicationRow | undefined> {
-  const [row] = await db.update(applications)
+export async function setApplicationStatus(
+  db: Executor,
+  id: string,
+  expected: ApplicationStatus,
+  to: ApplicationStatus,
+): Promise<ApplicationRow | undefined> {
+  const [row] = await db
+    .update(applications)
     .set({ status: to, updatedAt: new Date() })
     .where(and(eq(applications.id, id), eq(applications.status, expected)))
     .returning();
@@ -82,13 +98,11 @@ type ApplicationPage = PageQuery & { status?: ApplicationStatus };
 
 /** Applications with their gig matching `scope`, in the status asked, newest first (limit + 1 rows). */
 async function applicationPage(db: Executor, scope: SQL, q: ApplicationPage): Promise<ApplicationWithGig[]> {
-  const rows = await db.select(withGig).from(applications)
+  const rows = await db
+    .select(withGig)
+    .from(applications)
     .innerJoin(gigs, eq(gigs.id, applications.gigId))
-    .where(and(
-      scope,
-      q.status ? eq(applications.status, q.status) : undefined,
-      q.beforeId ? lt(applications.id, q.beforeId) : undefined,
-    ))
+    .where(and(scope, q.status ? eq(applications.status, q.status) : undefined, q.beforeId ? lt(applications.id, q.beforeId) : undefined))
     .orderBy(desc(applications.id))
     .limit(q.limit + 1);
   return rows as ApplicationWithGig[];

@@ -20,18 +20,28 @@ export interface NewEvent {
 }
 
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<EventRow> {
-  const [row] = await tx.insert(events).values({ ...event, audienceUserIds: [...new Set(event.audienceUserIds)] }).returning();
+  const [row] = await tx
+    .insert(events)
+    .values({ ...event, audienceUserIds: [...new Set(event.audienceUserIds)] })
+    .returning();
   return row!;
 }
 
 /** Events about one resource, oldest first (for tests and, later, an events API). */
 export async function eventsForResource(db: Executor, resourceType: string, resourceId: string): Promise<EventRow[]> {
-  return db.select().from(events)
+  return db
+    .select()
+    .from(events)
     .where(and(eq(events.resourceType, resourceType), eq(events.resourceId, resourceId)))
     .orderBy(events.id);
 }
 
 /** The latest events a user is in the audience of. */
 export async function eventsForUser(db: Executor, userId: string, limit = 50): Promise<EventRow[]> {
-  return db.select().from(events).where(arrayContains(events.audienceUserIds, [userId])).orderBy(desc(events.id)).limit(limit);
+  return db
+    .select()
+    .from(events)
+    .where(arrayContains(events.audienceUserIds, [userId]))
+    .orderBy(desc(events.id))
+    .limit(limit);
 }

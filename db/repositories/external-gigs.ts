@@ -55,8 +55,19 @@ export interface ExternalGig {
   postedAt: Date | null;
 }
 
-type Fields = Pick<GigRow, 'title' | 'description' | 'tags' | 'compensationType' | 'compensationMinCents'
-  | 'compensationMaxCents' | 'currency' | 'url' | 'postedAt' | 'status'>;
+type Fields = Pick<
+  GigRow,
+  | 'title'
+  | 'description'
+  | 'tags'
+  | 'compensationType'
+  | 'compensationMinCents'
+  | 'compensationMaxCents'
+  | 'currency'
+  | 'url'
+  | 'postedAt'
+  | 'status'
+>;
 
 function fieldsOf(item: ExternalGig, postedAt: Date): Fields {
   return {
@@ -74,11 +85,19 @@ function fieldsOf(item: ExternalGig, postedAt: Date): Fields {
 }
 
 function same(row: GigRow, f: Fields): boolean {
-  return row.title === f.title && row.description === f.description
-    && row.tags.length === f.tags.length && row.tags.every((t, i) => t === f.tags[i])
-    && row.compensationType === f.compensationType && row.compensationMinCents === f.compensationMinCents
-    && row.compensationMaxCents === f.compensationMaxCents && row.currency === f.currency
-    && row.url === f.url && row.postedAt.getTime() === f.postedAt.getTime() && row.status === f.status;
+  return (
+    row.title === f.title &&
+    row.description === f.description &&
+    row.tags.length === f.tags.length &&
+    row.tags.every((t, i) => t === f.tags[i]) &&
+    row.compensationType === f.compensationType &&
+    row.compensationMinCents === f.compensationMinCents &&
+    row.compensationMaxCents === f.compensationMaxCents &&
+    row.currency === f.currency &&
+    row.url === f.url &&
+    row.postedAt.getTime() === f.postedAt.getTime() &&
+    row.status === f.status
+  );
 }
 
 const INSERT_CHUNK = 200;
@@ -101,14 +120,27 @@ export async function applyExternalGigs(tx: Executor, source: string, items: Ext
     // A feed without dates: a gig counts from its first sync and keeps that date.
     const fields = fieldsOf(item, item.postedAt ?? row?.postedAt ?? now);
     if (!row) {
-      inserts.push({ ...fields, id: options.newId(), clientUserId: null, source, externalId: item.externalId, scope: '', rateCents: null, createdAt: now, updatedAt: now });
+      inserts.push({
+        ...fields,
+        id: options.newId(),
+        clientUserId: null,
+        source,
+        externalId: item.externalId,
+        scope: '',
+        rateCents: null,
+        createdAt: now,
+        updatedAt: now,
+      });
       continue;
     }
     if (same(row, fields)) {
       counts.unchanged++;
       continue;
     }
-    await tx.update(gigs).set({ ...fields, updatedAt: now }).where(eq(gigs.id, row.id));
+    await tx
+      .update(gigs)
+      .set({ ...fields, updatedAt: now })
+      .where(eq(gigs.id, row.id));
     counts.changedIds.push(row.id);
     counts.updated++;
     if (row.status === 'closed') counts.reopened++;
@@ -122,7 +154,10 @@ export async function applyExternalGigs(tx: Executor, source: string, items: Ext
   if (options.closeMissing) {
     const gone = [...existing.values()].filter((r) => r.status !== 'closed' && !listed.has(r.externalId!)).map((r) => r.id);
     for (let i = 0; i < gone.length; i += INSERT_CHUNK) {
-      await tx.update(gigs).set({ status: 'closed', updatedAt: now }).where(inArray(gigs.id, gone.slice(i, i + INSERT_CHUNK)));
+      await tx
+        .update(gigs)
+        .set({ status: 'closed', updatedAt: now })
+        .where(inArray(gigs.id, gone.slice(i, i + INSERT_CHUNK)));
     }
     counts.closed = gone.length;
   }
@@ -131,8 +166,11 @@ export async function applyExternalGigs(tx: Executor, source: string, items: Ext
 
 /** How many gigs of each external source are open and closed (for `sources list`). */
 export async function externalGigCounts(db: Executor): Promise<Map<string, { open: number; closed: number }>> {
-  const rows = await db.select({ source: gigs.source, status: gigs.status, n: count() })
-    .from(gigs).where(ne(gigs.source, 'native')).groupBy(gigs.source, gigs.status);
+  const rows = await db
+    .select({ source: gigs.source, status: gigs.status, n: count() })
+    .from(gigs)
+    .where(ne(gigs.source, 'native'))
+    .groupBy(gigs.source, gigs.status);
   const counts = new Map<string, { open: number; closed: number }>();
   for (const r of rows) {
     const c = counts.get(r.source) ?? { open: 0, closed: 0 };
@@ -145,5 +183,9 @@ export async function externalGigCounts(db: Executor): Promise<Map<string, { ope
 
 /** The external gigs of one source, by external id (for tests and the CLI). */
 export async function externalGigsOf(db: Executor, source: string): Promise<GigRow[]> {
-  return db.select().from(gigs).where(and(eq(gigs.source, source), ne(gigs.source, 'native'))).orderBy(gigs.externalId);
+  return db
+    .select()
+    .from(gigs)
+    .where(and(eq(gigs.source, source), ne(gigs.source, 'native')))
+    .orderBy(gigs.externalId);
 }

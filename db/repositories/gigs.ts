@@ -7,14 +7,37 @@ import type { GigStatus } from '../../src/domain/gig.ts';
 
 export type GigRow = typeof gigs.$inferSelect;
 /** The columns a client sets; ids, source and timestamps are the repository's. */
-export type GigFields = Partial<Pick<typeof gigs.$inferInsert,
-  'title' | 'description' | 'scope' | 'rateCents' | 'compensationType' | 'compensationMinCents'
-  | 'compensationMaxCents' | 'currency' | 'tags' | 'status' | 'postedAt'>>;
+export type GigFields = Partial<
+  Pick<
+    typeof gigs.$inferInsert,
+    | 'title'
+    | 'description'
+    | 'scope'
+    | 'rateCents'
+    | 'compensationType'
+    | 'compensationMinCents'
+    | 'compensationMaxCents'
+    | 'currency'
+    | 'tags'
+    | 'status'
+    | 'postedAt'
+  >
+>;
 
-export interface PageQuery { limit: number; beforeId?: string }
+export interface PageQuery {
+  limit: number;
+  beforeId?: string;
+}
 
-export async function insertGig(db: Executor, clientUserId: string, fields: GigFields & { id: string; title: string; status: GigStatus }): Promise<GigRow> {
-  const [row] = await db.insert(gigs).values({ ...fields, clientUserId, source: 'native' }).returning();
+export async function insertGig(
+  db: Executor,
+  clientUserId: string,
+  fields: GigFields & { id: string; title: string; status: GigStatus },
+): Promise<GigRow> {
+  const [row] = await db
+    .insert(gigs)
+    .values({ ...fields, clientUserId, source: 'native' })
+    .returning();
   return row!;
 }
 
@@ -25,37 +48,44 @@ const visibleTo = (viewerId: string) => or(eq(gigs.clientUserId, viewerId), ne(g
  * the rest of the transaction: 'update' to change the gig, 'share' to rely on its status.
  */
 export async function findVisibleGig(db: Executor, viewerId: string, id: string, lock?: 'update' | 'share'): Promise<GigRow | undefined> {
-  const query = db.select().from(gigs).where(and(eq(gigs.id, id), visibleTo(viewerId))).limit(1);
+  const query = db
+    .select()
+    .from(gigs)
+    .where(and(eq(gigs.id, id), visibleTo(viewerId)))
+    .limit(1);
   const [row] = lock ? await query.for(lock) : await query;
   return row;
 }
 
 /** The gigs `clientUserId` published, in any status or one, newest first (limit + 1 rows). */
 export async function listClientGigs(db: Executor, clientUserId: string, q: PageQuery & { status?: GigStatus }): Promise<GigRow[]> {
-  return db.select().from(gigs)
-    .where(and(
-      eq(gigs.clientUserId, clientUserId),
-      q.status ? eq(gigs.status, q.status) : undefined,
-      q.beforeId ? lt(gigs.id, q.beforeId) : undefined,
-    ))
+  return db
+    .select()
+    .from(gigs)
+    .where(
+      and(
+        eq(gigs.clientUserId, clientUserId),
+        q.status ? eq(gigs.status, q.status) : undefined,
+        q.beforeId ? lt(gigs.id, q.beforeId) : undefined,
+      ),
+    )
     .orderBy(desc(gigs.id))
     .limit(q.limit + 1);
 }
 
 /** The gigs in `status` that `viewerId` can see, newest first (limit + 1 rows). */
 export async function listVisibleGigs(db: Executor, viewerId: string, q: PageQuery & { status: GigStatus }): Promise<GigRow[]> {
-  return db.select().from(gigs)
-    .where(and(
-      eq(gigs.status, q.status),
-      visibleTo(viewerId),
-      q.beforeId ? lt(gigs.id, q.beforeId) : undefined,
-    ))
+  return db
+    .select()
+    .from(gigs)
+    .where(and(eq(gigs.status, q.status), visibleTo(viewerId), q.beforeId ? lt(gigs.id, q.beforeId) : undefined))
     .orderBy(desc(gigs.id))
     .limit(q.limit + 1);
 }
 
 export async function updateClientGig(db: Executor, clientUserId: string, id: string, fields: GigFields): Promise<GigRow | undefined> {
-  const [row] = await db.update(gigs)
+  const [row] = await db
+    .update(gigs)
     .set({ ...fields, updatedAt: new Date() })
     .where(and(eq(gigs.id, id), eq(gigs.clientUserId, clientUserId)))
     .returning();
@@ -67,7 +97,10 @@ export async function updateClientGig(db: Executor, clientUserId: string, id: st
  * negotiation refers to it (ON DELETE RESTRICT): the caller turns that into a 409.
  */
 export async function deleteClientGig(db: Executor, clientUserId: string, id: string): Promise<boolean> {
-  const rows = await db.delete(gigs).where(and(eq(gigs.id, id), eq(gigs.clientUserId, clientUserId))).returning({ id: gigs.id });
+  const rows = await db
+    .delete(gigs)
+    .where(and(eq(gigs.id, id), eq(gigs.clientUserId, clientUserId)))
+    .returning({ id: gigs.id });
   return rows.length > 0;
 }
 

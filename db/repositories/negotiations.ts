@@ -11,13 +11,22 @@ export type RoundRow = typeof negotiationRounds.$inferSelect;
 const isParty = (userId: string) => or(eq(negotiations.clientUserId, userId), eq(negotiations.workerUserId, userId));
 
 export async function getNegotiationForParty(db: Executor, userId: string, id: string): Promise<NegotiationRow | undefined> {
-  const [row] = await db.select().from(negotiations).where(and(eq(negotiations.id, id), isParty(userId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(negotiations)
+    .where(and(eq(negotiations.id, id), isParty(userId)))
+    .limit(1);
   return row;
 }
 
 /** The same, locked for the rest of the transaction: concurrent moves on one negotiation queue up. */
 export async function lockNegotiationForParty(tx: Executor, userId: string, id: string): Promise<NegotiationRow | undefined> {
-  const [row] = await tx.select().from(negotiations).where(and(eq(negotiations.id, id), isParty(userId))).limit(1).for('update');
+  const [row] = await tx
+    .select()
+    .from(negotiations)
+    .where(and(eq(negotiations.id, id), isParty(userId)))
+    .limit(1)
+    .for('update');
   return row;
 }
 
@@ -26,28 +35,53 @@ export async function lockNegotiation(tx: Executor, id: string): Promise<Negotia
   return row;
 }
 
-export async function listNegotiationsForParty(db: Executor, userId: string, filter: { status?: NegotiationStatus; gigId?: string; limit: number; beforeId?: string }) {
-  return db.select().from(negotiations).where(and(
-    isParty(userId),
-    filter.status ? eq(negotiations.status, filter.status) : undefined,
-    filter.gigId ? eq(negotiations.gigId, filter.gigId) : undefined,
-    filter.beforeId ? lt(negotiations.id, filter.beforeId) : undefined,
-  )).orderBy(desc(negotiations.id)).limit(filter.limit + 1);
+export async function listNegotiationsForParty(
+  db: Executor,
+  userId: string,
+  filter: { status?: NegotiationStatus; gigId?: string; limit: number; beforeId?: string },
+) {
+  return db
+    .select()
+    .from(negotiations)
+    .where(
+      and(
+        isParty(userId),
+        filter.status ? eq(negotiations.status, filter.status) : undefined,
+        filter.gigId ? eq(negotiations.gigId, filter.gigId) : undefined,
+        filter.beforeId ? lt(negotiations.id, filter.beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(negotiations.id))
+    .limit(filter.limit + 1);
 }
 
 export async function insertNegotiation(tx: Executor, input: { id: string; gigId: string; clientUserId: string; workerUserId: string }) {
-  const [row] = await tx.insert(negotiations).values({ status: 'open', ...input }).returning();
+  const [row] = await tx
+    .insert(negotiations)
+    .values({ status: 'open', ...input })
+    .returning();
   return row!;
 }
 
 export async function setNegotiationStatus(tx: Executor, id: string, status: NegotiationStatus, extra: Partial<NegotiationRow> = {}) {
-  const [row] = await tx.update(negotiations).set({ ...extra, status, updatedAt: new Date() }).where(eq(negotiations.id, id)).returning();
+  const [row] = await tx
+    .update(negotiations)
+    .set({ ...extra, status, updatedAt: new Date() })
+    .where(eq(negotiations.id, id))
+    .returning();
   return row!;
 }
 
 export async function markContactShared(tx: Executor, id: string, role: PartyRole) {
-  const column = role === 'client' ? { clientContactSharedAt: sql`coalesce(${negotiations.clientContactSharedAt}, now())` } : { workerContactSharedAt: sql`coalesce(${negotiations.workerContactSharedAt}, now())` };
-  const [row] = await tx.update(negotiations).set({ ...column, updatedAt: new Date() }).where(eq(negotiations.id, id)).returning();
+  const column =
+    role === 'client'
+      ? { clientContactSharedAt: sql`coalesce(${negotiations.clientContactSharedAt}, now())` }
+      : { workerContactSharedAt: sql`coalesce(${negotiations.workerContactSharedAt}, now())` };
+  const [row] = await tx
+    .update(negotiations)
+    .set({ ...column, updatedAt: new Date() })
+    .where(eq(negotiations.id, id))
+    .returning();
   return row!;
 }
 
@@ -61,36 +95,63 @@ export interface RoundTerms {
   notes: string;
 }
 
-export async function insertRound(tx: Executor, id: string, negotiationId: string, number: number, proposer: { userId: string; role: PartyRole }, terms: RoundTerms) {
-  const [row] = await tx.insert(negotiationRounds).values({
-    id, negotiationId, number, proposerUserId: proposer.userId, proposerRole: proposer.role, ...terms,
-  }).returning();
+export async function insertRound(
+  tx: Executor,
+  id: string,
+  negotiationId: string,
+  number: number,
+  proposer: { userId: string; role: PartyRole },
+  terms: RoundTerms,
+) {
+  const [row] = await tx
+    .insert(negotiationRounds)
+    .values({
+      id,
+      negotiationId,
+      number,
+      proposerUserId: proposer.userId,
+      proposerRole: proposer.role,
+      ...terms,
+    })
+    .returning();
   return row!;
 }
 
 export async function listRounds(db: Executor, negotiationIds: string[]): Promise<RoundRow[]> {
   if (negotiationIds.length === 0) return [];
-  return db.select().from(negotiationRounds)
+  return db
+    .select()
+    .from(negotiationRounds)
     .where(sql`${negotiationRounds.negotiationId} in ${negotiationIds}`)
     .orderBy(asc(negotiationRounds.negotiationId), asc(negotiationRounds.number));
 }
 
 export async function latestRound(db: Executor, negotiationId: string): Promise<RoundRow | undefined> {
-  const [row] = await db.select().from(negotiationRounds).where(eq(negotiationRounds.negotiationId, negotiationId))
-    .orderBy(desc(negotiationRounds.number)).limit(1);
+  const [row] = await db
+    .select()
+    .from(negotiationRounds)
+    .where(eq(negotiationRounds.negotiationId, negotiationId))
+    .orderBy(desc(negotiationRounds.number))
+    .limit(1);
   return row;
 }
 
 /** The gig a negotiation is about (status and client), or undefined. */
 export async function getGigHeader(db: Executor, gigId: string) {
-  const [row] = await db.select({ id: gigs.id, clientUserId: gigs.clientUserId, status: gigs.status, currency: gigs.currency })
-    .from(gigs).where(eq(gigs.id, gigId)).limit(1);
+  const [row] = await db
+    .select({ id: gigs.id, clientUserId: gigs.clientUserId, status: gigs.status, currency: gigs.currency })
+    .from(gigs)
+    .where(eq(gigs.id, gigId))
+    .limit(1);
   return row;
 }
 
 /** The worker's application status on the gig, or undefined when there is none. */
 export async function applicationStatus(db: Executor, gigId: string, workerUserId: string): Promise<string | undefined> {
-  const [row] = await db.select({ status: applications.status }).from(applications)
-    .where(and(eq(applications.gigId, gigId), eq(applications.workerUserId, workerUserId))).limit(1);
+  const [row] = await db
+    .select({ status: applications.status })
+    .from(applications)
+    .where(and(eq(applications.gigId, gigId), eq(applications.workerUserId, workerUserId)))
+    .limit(1);
   return row?.status;
 }

@@ -21,13 +21,16 @@ export async function openGigTags(db: Executor): Promise<string[]> {
  */
 export async function wordShares(db: Executor, words: string[]): Promise<Map<string, number>> {
   if (!words.length) return new Map();
-  const rows = await rowsOf<{ word: string; share: number | null }>(db, sql`
+  const rows = await rowsOf<{ word: string; share: number | null }>(
+    db,
+    sql`
     with s as (
       select most_common_elems::text::text[] as elems, most_common_elem_freqs as freqs from pg_stats
       where schemaname = current_schema() and tablename = 'gigs' and attname = 'search_tsv'
     )
     select w.word, (select max(s.freqs[array_position(s.elems, l.lexeme)])::float8 from s, unnest(to_tsvector('english', w.word)) l) as share
-    from unnest(${textArray(words)}) as w(word)`);
+    from unnest(${textArray(words)}) as w(word)`,
+  );
   return new Map(rows.map((r) => [r.word, r.share ?? 0]));
 }
 
@@ -39,12 +42,24 @@ export async function hasPgvector(db: Executor): Promise<boolean> {
 
 // --- feedback ---------------------------------------------------------------------------------
 
-export interface FeedbackRow { gigId: string; signal: FeedbackSignal; context: string | null; updatedAt: Date }
+export interface FeedbackRow {
+  gigId: string;
+  signal: FeedbackSignal;
+  context: string | null;
+  updatedAt: Date;
+}
 
 /** The user's latest signal on the gig replaces any earlier one. */
-export async function upsertFeedback(db: Executor, userId: string, gigId: string, signal: FeedbackSignal, context: string | null): Promise<FeedbackRow> {
+export async function upsertFeedback(
+  db: Executor,
+  userId: string,
+  gigId: string,
+  signal: FeedbackSignal,
+  context: string | null,
+): Promise<FeedbackRow> {
   const now = new Date();
-  const [row] = await db.insert(discoveryFeedback)
+  const [row] = await db
+    .insert(discoveryFeedback)
     .values({ userId, gigId, signal, context, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [discoveryFeedback.userId, discoveryFeedback.gigId], set: { signal, context, updatedAt: now } })
     .returning();
@@ -52,7 +67,8 @@ export async function upsertFeedback(db: Executor, userId: string, gigId: string
 }
 
 export async function deleteFeedback(db: Executor, userId: string, gigId: string): Promise<boolean> {
-  const rows = await db.delete(discoveryFeedback)
+  const rows = await db
+    .delete(discoveryFeedback)
     .where(and(eq(discoveryFeedback.userId, userId), eq(discoveryFeedback.gigId, gigId)))
     .returning({ gigId: discoveryFeedback.gigId });
   return rows.length > 0;
@@ -61,35 +77,61 @@ export async function deleteFeedback(db: Executor, userId: string, gigId: string
 // --- embeddings -------------------------------------------------------------------------------
 
 export async function gigEmbeddingHash(db: Executor, gigId: string, model: string): Promise<string | undefined> {
-  const [row] = await db.select({ hash: gigEmbeddings.contentHash }).from(gigEmbeddings)
-    .where(and(eq(gigEmbeddings.gigId, gigId), eq(gigEmbeddings.model, model))).limit(1);
+  const [row] = await db
+    .select({ hash: gigEmbeddings.contentHash })
+    .from(gigEmbeddings)
+    .where(and(eq(gigEmbeddings.gigId, gigId), eq(gigEmbeddings.model, model)))
+    .limit(1);
   return row?.hash;
 }
 
-export async function upsertGigEmbedding(db: Executor, gigId: string, model: string, embedding: number[], contentHash: string): Promise<void> {
+export async function upsertGigEmbedding(
+  db: Executor,
+  gigId: string,
+  model: string,
+  embedding: number[],
+  contentHash: string,
+): Promise<void> {
   const values = { gigId, model, dims: embedding.length, embedding, contentHash, updatedAt: new Date() };
-  await db.insert(gigEmbeddings).values(values)
-    .onConflictDoUpdate({ target: gigEmbeddings.gigId, set: { model, dims: embedding.length, embedding, contentHash, updatedAt: values.updatedAt } });
+  await db
+    .insert(gigEmbeddings)
+    .values(values)
+    .onConflictDoUpdate({
+      target: gigEmbeddings.gigId,
+      set: { model, dims: embedding.length, embedding, contentHash, updatedAt: values.updatedAt },
+    });
 }
 
 /** Open gigs without an embedding from `model` (new, changed model, or imported by a connector). */
-export async function gigsWithoutEmbedding(db: Executor, model: string, limit: number): Promise<{ id: string; title: string; description: string; tags: string[] }[]> {
-  return rowsOf(db, sql`select g.id, g.title, g.description, g.tags from gigs g
+export async function gigsWithoutEmbedding(
+  db: Executor,
+  model: string,
+  limit: number,
+): Promise<{ id: string; title: string; description: string; tags: string[] }[]> {
+  return rowsOf(
+    db,
+    sql`select g.id, g.title, g.description, g.tags from gigs g
     where g.status = 'open' and not exists (select 1 from gig_embeddings e where e.gig_id = g.id and e.model = ${model})
-    order by g.id desc limit ${limit}::int`);
+    order by g.id desc limit ${limit}::int`,
+  );
 }
 
 /** Where pgvector exists, an HNSW index for this dimension (partial, so each model size has its own). */
 export async function ensureVectorIndex(db: Executor, dims: number): Promise<void> {
   const d = Math.trunc(dims);
   if (!(d > 0 && d <= 16000)) return;
-  await db.execute(sql.raw(`create index if not exists gig_embeddings_hnsw_${d} on gig_embeddings
-    using hnsw ((embedding::vector(${d})) vector_cosine_ops) where dims = ${d}`));
+  await db.execute(
+    sql.raw(`create index if not exists gig_embeddings_hnsw_${d} on gig_embeddings
+    using hnsw ((embedding::vector(${d})) vector_cosine_ops) where dims = ${d}`),
+  );
 }
 
 export async function cachedQueryEmbedding(db: Executor, model: string, queryHash: string): Promise<number[] | undefined> {
-  const [row] = await db.select({ embedding: queryEmbeddings.embedding }).from(queryEmbeddings)
-    .where(and(eq(queryEmbeddings.model, model), eq(queryEmbeddings.queryHash, queryHash))).limit(1);
+  const [row] = await db
+    .select({ embedding: queryEmbeddings.embedding })
+    .from(queryEmbeddings)
+    .where(and(eq(queryEmbeddings.model, model), eq(queryEmbeddings.queryHash, queryHash)))
+    .limit(1);
   return row?.embedding;
 }
 

@@ -11,17 +11,19 @@ export async function insertSession(db: Executor, input: { id: string; tokenHash
 
 /** The live session whose cookie token hashes to `tokenHash`. */
 export async function findLiveSession(db: Executor, tokenHash: string) {
-  const [row] = await db.select().from(sessions).where(and(
-    eq(sessions.tokenHash, tokenHash),
-    isNull(sessions.revokedAt),
-    gt(sessions.expiresAt, new Date()),
-  )).limit(1);
+  const [row] = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date())))
+    .limit(1);
   return row;
 }
 
 /** Signs out the session whose token hashes to `tokenHash`; returns it, or undefined if none was live. */
 export async function revokeSessionByTokenHash(db: Executor, tokenHash: string) {
-  const [row] = await db.update(sessions).set({ revokedAt: new Date() })
+  const [row] = await db
+    .update(sessions)
+    .set({ revokedAt: new Date() })
     .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt)))
     .returning();
   return row;

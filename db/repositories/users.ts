@@ -6,12 +6,15 @@ import type { Executor } from '../client.ts';
 export type UserRow = typeof users.$inferSelect;
 
 export async function insertUser(db: Executor, input: { id: string; displayName: string; githubId?: number; githubLogin?: string }) {
-  const [row] = await db.insert(users).values({
-    id: input.id,
-    displayName: input.displayName,
-    githubId: input.githubId ?? null,
-    githubLogin: input.githubLogin ?? null,
-  }).returning();
+  const [row] = await db
+    .insert(users)
+    .values({
+      id: input.id,
+      displayName: input.displayName,
+      githubId: input.githubId ?? null,
+      githubLogin: input.githubLogin ?? null,
+    })
+    .returning();
   return row!;
 }
 
@@ -25,32 +28,48 @@ export async function getUser(db: Executor, id: string): Promise<UserRow | undef
  * every sign-in (GitHub logins can be renamed; the numeric id cannot).
  */
 export async function upsertGithubUser(db: Executor, newUserId: string, github: { id: number; login: string; name: string | null }) {
-  const [row] = await db.insert(users).values({
-    id: newUserId,
-    displayName: github.name || github.login,
-    githubId: github.id,
-    githubLogin: github.login,
-  }).onConflictDoUpdate({
-    target: users.githubId,
-    set: { githubLogin: github.login, updatedAt: new Date() },
-  }).returning();
+  const [row] = await db
+    .insert(users)
+    .values({
+      id: newUserId,
+      displayName: github.name || github.login,
+      githubId: github.id,
+      githubLogin: github.login,
+    })
+    .onConflictDoUpdate({
+      target: users.githubId,
+      set: { githubLogin: github.login, updatedAt: new Date() },
+    })
+    .returning();
   return row!;
 }
 
 export async function listUsers(db: Executor, page: { limit: number; afterId?: string }) {
-  return db.select().from(users)
+  return db
+    .select()
+    .from(users)
     .where(page.afterId ? lt(users.id, page.afterId) : undefined)
-    .orderBy(desc(users.id)).limit(page.limit);
+    .orderBy(desc(users.id))
+    .limit(page.limit);
 }
 
-export async function updateProfile(db: Executor, userId: string, patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails'>>) {
-  const [row] = await db.update(users).set({ ...patch, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
+export async function updateProfile(
+  db: Executor,
+  userId: string,
+  patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails'>>,
+) {
+  const [row] = await db
+    .update(users)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(users.id, userId))
+    .returning();
   return row;
 }
 
 /** Who vouched for this user, oldest vouch first. */
 export async function listVouchers(db: Executor, userId: string): Promise<{ userId: string; displayName: string }[]> {
-  return db.select({ userId: users.id, displayName: users.displayName })
+  return db
+    .select({ userId: users.id, displayName: users.displayName })
     .from(vouches)
     .innerJoin(users, eq(users.id, vouches.voucherUserId))
     .where(eq(vouches.vouchedUserId, userId))

@@ -12,26 +12,36 @@ import { gigs } from './gigs.ts';
  * A negotiation between a gig's client and a shortlisted worker. The gig reference is RESTRICT so
  * that a gig under negotiation cannot be deleted (the database enforces it, not only a handler).
  */
-export const negotiations = pgTable('negotiations', {
-  id: uuid('id').primaryKey(),
-  gigId: uuid('gig_id').notNull().references(() => gigs.id, { onDelete: 'restrict' }),
-  clientUserId: uuid('client_user_id').notNull().references(() => users.id),
-  workerUserId: uuid('worker_user_id').notNull().references(() => users.id),
-  status: text('status', { enum: NEGOTIATION_STATUSES }).notNull(),
-  clientContactSharedAt: at('client_contact_shared_at'),
-  workerContactSharedAt: at('worker_contact_shared_at'),
-  agreedAt: at('agreed_at'),
-  cancelledAt: at('cancelled_at'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  index('negotiations_gig_idx').on(t.gigId),
-  index('negotiations_client_idx').on(t.clientUserId, t.id),
-  index('negotiations_worker_idx').on(t.workerUserId, t.id),
-  // One open negotiation per (gig, worker); once agreed or cancelled, a new one may start.
-  uniqueIndex('negotiations_open_key').on(t.gigId, t.workerUserId).where(sql`status = 'open'`),
-  check('negotiations_status_check', oneOf(t.status, NEGOTIATION_STATUSES)),
-]);
+export const negotiations = pgTable(
+  'negotiations',
+  {
+    id: uuid('id').primaryKey(),
+    gigId: uuid('gig_id')
+      .notNull()
+      .references(() => gigs.id, { onDelete: 'restrict' }),
+    clientUserId: uuid('client_user_id')
+      .notNull()
+      .references(() => users.id),
+    workerUserId: uuid('worker_user_id')
+      .notNull()
+      .references(() => users.id),
+    status: text('status', { enum: NEGOTIATION_STATUSES }).notNull(),
+    clientContactSharedAt: at('client_contact_shared_at'),
+    workerContactSharedAt: at('worker_contact_shared_at'),
+    agreedAt: at('agreed_at'),
+    cancelledAt: at('cancelled_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('negotiations_gig_idx').on(t.gigId),
+    index('negotiations_client_idx').on(t.clientUserId, t.id),
+    index('negotiations_worker_idx').on(t.workerUserId, t.id),
+    // One open negotiation per (gig, worker); once agreed or cancelled, a new one may start.
+    uniqueIndex('negotiations_open_key').on(t.gigId, t.workerUserId).where(sql`status = 'open'`),
+    check('negotiations_status_check', oneOf(t.status, NEGOTIATION_STATUSES)),
+  ],
+);
 
 /** A milestone as a round proposes it (stored inside the round). */
 export interface ProposedMilestone {
@@ -41,106 +51,139 @@ export interface ProposedMilestone {
 }
 
 /** One round: the full terms one party proposes. Rounds alternate between the parties. */
-export const negotiationRounds = pgTable('negotiation_rounds', {
-  id: uuid('id').primaryKey(),
-  negotiationId: uuid('negotiation_id').notNull().references(() => negotiations.id, { onDelete: 'cascade' }),
-  number: integer('number').notNull(),
-  proposerUserId: uuid('proposer_user_id').notNull().references(() => users.id),
-  proposerRole: text('proposer_role', { enum: PARTY_ROLES }).notNull(),
-  rateCents: integer('rate_cents'),
-  hoursPerWeek: integer('hours_per_week'),
-  startDate: date('start_date', { mode: 'string' }),
-  payoutDelayDays: integer('payout_delay_days'),
-  currency: text('currency').notNull(),
-  milestones: jsonb('milestones').$type<ProposedMilestone[]>().notNull(),
-  notes: text('notes').notNull().default(''),
-  createdAt: createdAt(),
-}, (t) => [
-  uniqueIndex('negotiation_rounds_number_key').on(t.negotiationId, t.number),
-  check('negotiation_rounds_role_check', oneOf(t.proposerRole, PARTY_ROLES)),
-  check('negotiation_rounds_payout_delay_check', sql`${t.payoutDelayDays} is null or ${t.payoutDelayDays} between 3 and 10`),
-]);
+export const negotiationRounds = pgTable(
+  'negotiation_rounds',
+  {
+    id: uuid('id').primaryKey(),
+    negotiationId: uuid('negotiation_id')
+      .notNull()
+      .references(() => negotiations.id, { onDelete: 'cascade' }),
+    number: integer('number').notNull(),
+    proposerUserId: uuid('proposer_user_id')
+      .notNull()
+      .references(() => users.id),
+    proposerRole: text('proposer_role', { enum: PARTY_ROLES }).notNull(),
+    rateCents: integer('rate_cents'),
+    hoursPerWeek: integer('hours_per_week'),
+    startDate: date('start_date', { mode: 'string' }),
+    payoutDelayDays: integer('payout_delay_days'),
+    currency: text('currency').notNull(),
+    milestones: jsonb('milestones').$type<ProposedMilestone[]>().notNull(),
+    notes: text('notes').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('negotiation_rounds_number_key').on(t.negotiationId, t.number),
+    check('negotiation_rounds_role_check', oneOf(t.proposerRole, PARTY_ROLES)),
+    check('negotiation_rounds_payout_delay_check', sql`${t.payoutDelayDays} is null or ${t.payoutDelayDays} between 3 and 10`),
+  ],
+);
 
 /** A contract: created when a negotiation is agreed; binds only after both owners approve. */
-export const contracts = pgTable('contracts', {
-  id: uuid('id').primaryKey(),
-  negotiationId: uuid('negotiation_id').notNull().references(() => negotiations.id),
-  gigId: uuid('gig_id').notNull().references(() => gigs.id),
-  clientUserId: uuid('client_user_id').notNull().references(() => users.id),
-  workerUserId: uuid('worker_user_id').notNull().references(() => users.id),
-  status: text('status', { enum: CONTRACT_STATUSES }).notNull(),
-  /** The round whose terms this contract holds. */
-  roundId: uuid('round_id').notNull().references(() => negotiationRounds.id),
-  rateCents: integer('rate_cents'),
-  hoursPerWeek: integer('hours_per_week'),
-  startDate: date('start_date', { mode: 'string' }),
-  payoutDelayDays: integer('payout_delay_days').notNull(),
-  currency: text('currency').notNull(),
-  approvalDeadline: at('approval_deadline'),
-  clientApprovedAt: at('client_approved_at'),
-  workerApprovedAt: at('worker_approved_at'),
-  revisionNotes: text('revision_notes'),
-  revisionCount: integer('revision_count').notNull().default(0),
-  activatedAt: at('activated_at'),
-  completedAt: at('completed_at'),
-  cancelledAt: at('cancelled_at'),
-  expiredAt: at('expired_at'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  uniqueIndex('contracts_negotiation_key').on(t.negotiationId),
-  index('contracts_client_idx').on(t.clientUserId, t.id),
-  index('contracts_worker_idx').on(t.workerUserId, t.id),
-  // The expiry job's scan: only contracts still waiting for approval.
-  index('contracts_approval_deadline_idx').on(t.approvalDeadline).where(sql`status = 'pending_owner_approval'`),
-  check('contracts_status_check', oneOf(t.status, CONTRACT_STATUSES)),
-]);
+export const contracts = pgTable(
+  'contracts',
+  {
+    id: uuid('id').primaryKey(),
+    negotiationId: uuid('negotiation_id')
+      .notNull()
+      .references(() => negotiations.id),
+    gigId: uuid('gig_id')
+      .notNull()
+      .references(() => gigs.id),
+    clientUserId: uuid('client_user_id')
+      .notNull()
+      .references(() => users.id),
+    workerUserId: uuid('worker_user_id')
+      .notNull()
+      .references(() => users.id),
+    status: text('status', { enum: CONTRACT_STATUSES }).notNull(),
+    /** The round whose terms this contract holds. */
+    roundId: uuid('round_id')
+      .notNull()
+      .references(() => negotiationRounds.id),
+    rateCents: integer('rate_cents'),
+    hoursPerWeek: integer('hours_per_week'),
+    startDate: date('start_date', { mode: 'string' }),
+    payoutDelayDays: integer('payout_delay_days').notNull(),
+    currency: text('currency').notNull(),
+    approvalDeadline: at('approval_deadline'),
+    clientApprovedAt: at('client_approved_at'),
+    workerApprovedAt: at('worker_approved_at'),
+    revisionNotes: text('revision_notes'),
+    revisionCount: integer('revision_count').notNull().default(0),
+    activatedAt: at('activated_at'),
+    completedAt: at('completed_at'),
+    cancelledAt: at('cancelled_at'),
+    expiredAt: at('expired_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('contracts_negotiation_key').on(t.negotiationId),
+    index('contracts_client_idx').on(t.clientUserId, t.id),
+    index('contracts_worker_idx').on(t.workerUserId, t.id),
+    // The expiry job's scan: only contracts still waiting for approval.
+    index('contracts_approval_deadline_idx').on(t.approvalDeadline).where(sql`status = 'pending_owner_approval'`),
+    check('contracts_status_check', oneOf(t.status, CONTRACT_STATUSES)),
+  ],
+);
 
-export const milestones = pgTable('milestones', {
-  id: uuid('id').primaryKey(),
-  contractId: uuid('contract_id').notNull().references(() => contracts.id, { onDelete: 'cascade' }),
-  position: integer('position').notNull(),
-  title: text('title').notNull(),
-  amountCents: integer('amount_cents').notNull(),
-  currency: text('currency').notNull(),
-  dueDate: date('due_date', { mode: 'string' }),
-  status: text('status', { enum: MILESTONE_STATUSES }).notNull(),
-  paymentId: text('payment_id'),
-  /** Kept so that a repeated fund returns the same secret without a second payment. */
-  clientSecret: text('client_secret'),
-  transferId: text('transfer_id'),
-  fundedAt: at('funded_at'),
-  releasedAt: at('released_at'),
-  payoutDueAt: at('payout_due_at'),
-  paidAt: at('paid_at'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  uniqueIndex('milestones_position_key').on(t.contractId, t.position),
-  uniqueIndex('milestones_payment_id_key').on(t.paymentId),
-  check('milestones_status_check', oneOf(t.status, MILESTONE_STATUSES)),
-  check('milestones_amount_check', sql`${t.amountCents} >= 0`),
-]);
+export const milestones = pgTable(
+  'milestones',
+  {
+    id: uuid('id').primaryKey(),
+    contractId: uuid('contract_id')
+      .notNull()
+      .references(() => contracts.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    title: text('title').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    currency: text('currency').notNull(),
+    dueDate: date('due_date', { mode: 'string' }),
+    status: text('status', { enum: MILESTONE_STATUSES }).notNull(),
+    paymentId: text('payment_id'),
+    /** Kept so that a repeated fund returns the same secret without a second payment. */
+    clientSecret: text('client_secret'),
+    transferId: text('transfer_id'),
+    fundedAt: at('funded_at'),
+    releasedAt: at('released_at'),
+    payoutDueAt: at('payout_due_at'),
+    paidAt: at('paid_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('milestones_position_key').on(t.contractId, t.position),
+    uniqueIndex('milestones_payment_id_key').on(t.paymentId),
+    check('milestones_status_check', oneOf(t.status, MILESTONE_STATUSES)),
+    check('milestones_amount_check', sql`${t.amountCents} >= 0`),
+  ],
+);
 
 /** A worker's account at the payment provider (Stripe Connect Express, or the sandbox). */
-export const paymentAccounts = pgTable('payment_accounts', {
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  provider: text('provider').notNull(),
-  accountId: text('account_id').notNull(),
-  verifiedAt: at('verified_at'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  primaryKey({ columns: [t.userId, t.provider] }),
-  uniqueIndex('payment_accounts_account_id_key').on(t.provider, t.accountId),
-]);
+export const paymentAccounts = pgTable(
+  'payment_accounts',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    accountId: text('account_id').notNull(),
+    verifiedAt: at('verified_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.provider] }), uniqueIndex('payment_accounts_account_id_key').on(t.provider, t.accountId)],
+);
 
 /** Provider webhook events already handled: a redelivered event has no second effect. */
-export const providerEvents = pgTable('provider_events', {
-  provider: text('provider').notNull(),
-  eventId: text('event_id').notNull(),
-  type: text('type').notNull(),
-  receivedAt: at('received_at').notNull().defaultNow(),
-}, (t) => [
-  primaryKey({ columns: [t.provider, t.eventId] }),
-]);
+export const providerEvents = pgTable(
+  'provider_events',
+  {
+    provider: text('provider').notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    receivedAt: at('received_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
+);

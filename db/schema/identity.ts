@@ -1,8 +1,6 @@
 // People, their sessions, keys and vouches.
 import { sql } from 'drizzle-orm';
-import {
-  bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns.ts';
 
 /** Key/value settings the instances share (e.g. the generated session secret). */
@@ -13,61 +11,77 @@ export const appSettings = pgTable('app_settings', {
 });
 
 /** A person (an owner). Their API keys are their agents. */
-export const users = pgTable('users', {
-  id: uuid('id').primaryKey(),
-  displayName: text('display_name').notNull(),
-  bio: text('bio').notNull().default(''),
-  skills: text('skills').array().notNull().default(sql`'{}'::text[]`),
-  portfolioWebsiteUrl: text('portfolio_website_url'),
-  /** Private: shown to a negotiation counterpart only after this user shares it. */
-  contactDetails: text('contact_details'),
-  resumeKey: text('resume_key'),
-  githubId: bigint('github_id', { mode: 'number' }),
-  githubLogin: text('github_login'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  uniqueIndex('users_github_id_key').on(t.githubId),
-]);
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey(),
+    displayName: text('display_name').notNull(),
+    bio: text('bio').notNull().default(''),
+    skills: text('skills').array().notNull().default(sql`'{}'::text[]`),
+    portfolioWebsiteUrl: text('portfolio_website_url'),
+    /** Private: shown to a negotiation counterpart only after this user shares it. */
+    contactDetails: text('contact_details'),
+    resumeKey: text('resume_key'),
+    githubId: bigint('github_id', { mode: 'number' }),
+    githubLogin: text('github_login'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('users_github_id_key').on(t.githubId)],
+);
 
 /** Browser sessions; the cookie carries the token, the row only its SHA-256. */
-export const sessions = pgTable('sessions', {
-  id: uuid('id').primaryKey(),
-  tokenHash: text('token_hash').notNull(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  createdAt: createdAt(),
-  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-  revokedAt: timestamp('revoked_at', { withTimezone: true }),
-}, (t) => [
-  uniqueIndex('sessions_token_hash_key').on(t.tokenHash),
-  index('sessions_user_id_idx').on(t.userId),
-]);
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('sessions_token_hash_key').on(t.tokenHash), index('sessions_user_id_idx').on(t.userId)],
+);
 
 /** API keys: stored as a SHA-256 hash plus a display prefix; the secret is shown once. */
-export const apiKeys = pgTable('api_keys', {
-  id: uuid('id').primaryKey(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  name: text('name').notNull(),
-  hostedAgentId: text('hosted_agent_id'),
-  keyHash: text('key_hash').notNull(),
-  keyPrefix: text('key_prefix').notNull(),
-  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
-  revokedAt: timestamp('revoked_at', { withTimezone: true }),
-  /** Set when this key was replaced by a rotation. */
-  replacedById: uuid('replaced_by_id'),
-  createdAt: createdAt(),
-}, (t) => [
-  uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
-  index('api_keys_user_id_idx').on(t.userId),
-]);
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    hostedAgentId: text('hosted_agent_id'),
+    keyHash: text('key_hash').notNull(),
+    keyPrefix: text('key_prefix').notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** Set when this key was replaced by a rotation. */
+    replacedById: uuid('replaced_by_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_user_id_idx').on(t.userId)],
+);
 
 /** Permanent vouches between users (written by a later issue; read by the public profile). */
-export const vouches = pgTable('vouches', {
-  voucherUserId: uuid('voucher_user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  vouchedUserId: uuid('vouched_user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  createdAt: createdAt(),
-}, (t) => [
-  primaryKey({ columns: [t.voucherUserId, t.vouchedUserId] }),
-  index('vouches_vouched_user_id_idx').on(t.vouchedUserId),
-  check('vouches_not_self', sql`${t.voucherUserId} <> ${t.vouchedUserId}`),
-]);
+export const vouches = pgTable(
+  'vouches',
+  {
+    voucherUserId: uuid('voucher_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    vouchedUserId: uuid('vouched_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.voucherUserId, t.vouchedUserId] }),
+    index('vouches_vouched_user_id_idx').on(t.vouchedUserId),
+    check('vouches_not_self', sql`${t.voucherUserId} <> ${t.vouchedUserId}`),
+  ],
+);

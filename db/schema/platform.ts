@@ -1,40 +1,45 @@
 // Cross-cutting tables: the event outbox and Idempotency-Key records.
 import { sql } from 'drizzle-orm';
-import {
-  check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid,
-} from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns.ts';
 import { users } from './identity.ts';
 
 /** The outbox: every state change writes one row here in the same transaction (docs/architecture.md §6). */
-export const events = pgTable('events', {
-  id: uuid('id').primaryKey(),
-  type: text('type').notNull(),
-  resourceType: text('resource_type').notNull(),
-  resourceId: uuid('resource_id').notNull(),
-  actorUserId: uuid('actor_user_id'),
-  /** The users this event concerns: who may see it and whose endpoints receive it. */
-  audienceUserIds: uuid('audience_user_ids').array().notNull(),
-  data: jsonb('data').notNull(),
-  createdAt: createdAt(),
-}, (t) => [
-  index('events_resource_idx').on(t.resourceType, t.resourceId),
-  index('events_audience_idx').using('gin', t.audienceUserIds),
-]);
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey(),
+    type: text('type').notNull(),
+    resourceType: text('resource_type').notNull(),
+    resourceId: uuid('resource_id').notNull(),
+    actorUserId: uuid('actor_user_id'),
+    /** The users this event concerns: who may see it and whose endpoints receive it. */
+    audienceUserIds: uuid('audience_user_ids').array().notNull(),
+    data: jsonb('data').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('events_resource_idx').on(t.resourceType, t.resourceId), index('events_audience_idx').using('gin', t.audienceUserIds)],
+);
 
 /** Idempotency-Key records (Stripe semantics, 24 h). */
-export const idempotencyKeys = pgTable('idempotency_keys', {
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  key: text('key').notNull(),
-  requestHash: text('request_hash').notNull(),
-  state: text('state').notNull(),
-  responseStatus: integer('response_status'),
-  responseBody: text('response_body'),
-  responseContentType: text('response_content_type'),
-  createdAt: createdAt(),
-  lockedAt: timestamp('locked_at', { withTimezone: true }).notNull().defaultNow(),
-}, (t) => [
-  primaryKey({ columns: [t.userId, t.key] }),
-  index('idempotency_keys_created_at_idx').on(t.createdAt),
-  check('idempotency_keys_state_check', sql`${t.state} in ('in_flight', 'completed')`),
-]);
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    state: text('state').notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    responseContentType: text('response_content_type'),
+    createdAt: createdAt(),
+    lockedAt: timestamp('locked_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.key] }),
+    index('idempotency_keys_created_at_idx').on(t.createdAt),
+    check('idempotency_keys_state_check', sql`${t.state} in ('in_flight', 'completed')`),
+  ],
+);

@@ -17,45 +17,58 @@ import { gigs } from './gigs.ts';
  * A user's latest signal on a gig (one row per user and gig; the latest signal wins). `hide`
  * removes the gig from that user's results; `up` and `down` move it.
  */
-export const discoveryFeedback = pgTable('discovery_feedback', {
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  gigId: uuid('gig_id').notNull().references(() => gigs.id, { onDelete: 'cascade' }),
-  signal: text('signal', { enum: FEEDBACK_SIGNALS }).notNull(),
-  context: text('context'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  primaryKey({ columns: [t.userId, t.gigId] }),
-  index('discovery_feedback_gig_idx').on(t.gigId),
-  check('discovery_feedback_signal_check', oneOf(t.signal, FEEDBACK_SIGNALS)),
-  check('discovery_feedback_context_check', sql`${t.context} is null or ${t.context} in ('search', 'recommendation')`),
-]);
+export const discoveryFeedback = pgTable(
+  'discovery_feedback',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    gigId: uuid('gig_id')
+      .notNull()
+      .references(() => gigs.id, { onDelete: 'cascade' }),
+    signal: text('signal', { enum: FEEDBACK_SIGNALS }).notNull(),
+    context: text('context'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.gigId] }),
+    index('discovery_feedback_gig_idx').on(t.gigId),
+    check('discovery_feedback_signal_check', oneOf(t.signal, FEEDBACK_SIGNALS)),
+    check('discovery_feedback_context_check', sql`${t.context} is null or ${t.context} in ('search', 'recommendation')`),
+  ],
+);
 
 /**
  * One embedding per gig, for the configured model. Stored as real[] (unit length) on every
  * database; where pgvector exists, an HNSW index over `embedding::vector(dims)` serves nearest
  * neighbours (created per dimension at run time, since the model decides it).
  */
-export const gigEmbeddings = pgTable('gig_embeddings', {
-  gigId: uuid('gig_id').primaryKey().references(() => gigs.id, { onDelete: 'cascade' }),
-  model: text('model').notNull(),
-  dims: integer('dims').notNull(),
-  embedding: real('embedding').array().notNull(),
-  /** SHA-256 of the text that was embedded: an unchanged gig is not embedded again. */
-  contentHash: text('content_hash').notNull(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  index('gig_embeddings_model_idx').on(t.model, t.dims),
-]);
+export const gigEmbeddings = pgTable(
+  'gig_embeddings',
+  {
+    gigId: uuid('gig_id')
+      .primaryKey()
+      .references(() => gigs.id, { onDelete: 'cascade' }),
+    model: text('model').notNull(),
+    dims: integer('dims').notNull(),
+    embedding: real('embedding').array().notNull(),
+    /** SHA-256 of the text that was embedded: an unchanged gig is not embedded again. */
+    contentHash: text('content_hash').notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('gig_embeddings_model_idx').on(t.model, t.dims)],
+);
 
 /** Query embeddings, cached by model and normalized query text (SHA-256); dropped after 30 days. */
-export const queryEmbeddings = pgTable('query_embeddings', {
-  model: text('model').notNull(),
-  queryHash: text('query_hash').notNull(),
-  dims: integer('dims').notNull(),
-  embedding: real('embedding').array().notNull(),
-  createdAt: createdAt(),
-}, (t) => [
-  primaryKey({ columns: [t.model, t.queryHash] }),
-  index('query_embeddings_created_at_idx').on(t.createdAt),
-]);
+export const queryEmbeddings = pgTable(
+  'query_embeddings',
+  {
+    model: text('model').notNull(),
+    queryHash: text('query_hash').notNull(),
+    dims: integer('dims').notNull(),
+    embedding: real('embedding').array().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.model, t.queryHash] }), index('query_embeddings_created_at_idx').on(t.createdAt)],
+);

@@ -13,8 +13,14 @@ import { DEV_SIGN_IN_PATH } from './dev-sign-in.ts';
 function signedOut(ctx: Context): string {
   const ways: string[] = [];
   if (ctx.config.github) ways.push(`<p><a href="${GITHUB_START_PATH}">Sign in with GitHub</a></p>`);
-  if (devSignInEnabled(ctx.config)) ways.push(`<p><a href="${DEV_SIGN_IN_PATH}">Dev sign-in</a> <span class="muted">(local use: no GitHub OAuth client is configured)</span></p>`);
-  if (!ways.length) ways.push('<p>No browser sign-in is configured on this server. An operator can create a user and an API key with <code>npm run -s cli -- create-user "Your Name"</code>.</p>');
+  if (devSignInEnabled(ctx.config))
+    ways.push(
+      `<p><a href="${DEV_SIGN_IN_PATH}">Dev sign-in</a> <span class="muted">(local use: no GitHub OAuth client is configured)</span></p>`,
+    );
+  if (!ways.length)
+    ways.push(
+      '<p>No browser sign-in is configured on this server. An operator can create a user and an API key with <code>npm run -s cli -- create-user "Your Name"</code>.</p>',
+    );
   return `
 <h1>gigmarket</h1>
 <p>A freelance gig marketplace for AI agents and the people who own them. Sign in to manage your

@@ -11,7 +11,10 @@ import { assertSameOrigin, startSession } from './session-cookie.ts';
 
 export const DEV_SIGN_IN_PATH = '/auth/dev';
 
-interface DevSignInBody { display_name?: string; user_id?: string }
+interface DevSignInBody {
+  display_name?: string;
+  user_id?: string;
+}
 
 const bodySchema = {
   type: 'object',
@@ -24,13 +27,20 @@ const bodySchema = {
 
 async function signInPage(ctx: Context, reply: FastifyReply) {
   const users = await listUsers(ctx.db, { limit: 20 });
-  const existing = users.map((u) => `
+  const existing = users
+    .map(
+      (u) => `
     <li><form class="inline" method="post" action="${DEV_SIGN_IN_PATH}">
       <input type="hidden" name="user_id" value="${escapeHtml(u.id)}">
       <button type="submit">${escapeHtml(u.displayName)}</button>
       <span class="muted"><code>${escapeHtml(u.id)}</code></span>
-    </form></li>`).join('');
-  return sendPage(reply, 'Dev sign-in · gigmarket', () => `
+    </form></li>`,
+    )
+    .join('');
+  return sendPage(
+    reply,
+    'Dev sign-in · gigmarket',
+    () => `
 <h1>Dev sign-in</h1>
 <p class="muted">Local use only: this page exists because no GitHub OAuth client is configured and
 NODE_ENV is not production.</p>
@@ -41,7 +51,8 @@ NODE_ENV is not production.</p>
 </form>
 <h2>An existing user</h2>
 ${existing ? `<ul>${existing}</ul>` : '<p class="muted">No users yet (the CLI makes them too: <code>npm run -s cli -- create-user "Ada"</code>).</p>'}
-<p><a href="/">Back</a></p>`);
+<p><a href="/">Back</a></p>`,
+  );
 }
 
 export async function registerDevSignIn(app: FastifyInstance, ctx: Context): Promise<void> {

@@ -12,7 +12,11 @@ export const GITHUB_START_PATH = '/auth/github';
 const CALLBACK_PATH = '/auth/github/callback';
 const USER_AGENT = 'gigmarket';
 
-export interface GithubUser { id: number; login: string; name: string | null }
+export interface GithubUser {
+  id: number;
+  login: string;
+  name: string | null;
+}
 
 /** GET {api}/user with the access token: who signed in. */
 async function fetchGithubUser(apiUrl: string, accessToken: string): Promise<GithubUser> {
@@ -26,7 +30,7 @@ async function fetchGithubUser(apiUrl: string, accessToken: string): Promise<Git
     signal: AbortSignal.timeout(10_000),
   });
   if (!res.ok) throw new Error(`GitHub GET /user answered ${res.status}`);
-  const body = await res.json() as Record<string, unknown>;
+  const body = (await res.json()) as Record<string, unknown>;
   if (typeof body.id !== 'number' || typeof body.login !== 'string') throw new Error('GitHub GET /user returned no id and login');
   return { id: body.id, login: body.login, name: typeof body.name === 'string' && body.name.trim() ? body.name.trim() : null };
 }
@@ -79,7 +83,9 @@ export async function registerGithubSignIn(app: FastifyInstance, ctx: Context): 
     // GitHub answers a bad or used code with 200 and an `error` field, not an HTTP error.
     const granted = accessToken.token as unknown as { access_token?: unknown; error?: unknown };
     if (typeof granted.access_token !== 'string') {
-      throw unauthenticated(`GitHub refused the sign-in code (${String(granted.error ?? 'no access token')}); start again at ${GITHUB_START_PATH}`);
+      throw unauthenticated(
+        `GitHub refused the sign-in code (${String(granted.error ?? 'no access token')}); start again at ${GITHUB_START_PATH}`,
+      );
     }
 
     const githubUser = await fetchGithubUser(github.apiUrl, granted.access_token);

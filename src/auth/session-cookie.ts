@@ -19,7 +19,10 @@ export async function startSession(ctx: Pick<Context, 'db' | 'config'>, reply: F
   const token = newSessionToken();
   const expiresAt = new Date(Date.now() + ctx.config.sessionTtlDays * 86_400_000);
   await insertSession(ctx.db, { id: newId(), tokenHash: sha256(token), userId, expiresAt });
-  reply.setCookie(sessionCookieName(ctx.config.nodeEnv), token, { ...cookieOptions(ctx.config), maxAge: ctx.config.sessionTtlDays * 86_400 });
+  reply.setCookie(sessionCookieName(ctx.config.nodeEnv), token, {
+    ...cookieOptions(ctx.config),
+    maxAge: ctx.config.sessionTtlDays * 86_400,
+  });
 }
 
 export function clearSessionCookie(config: Config, reply: FastifyReply): void {

@@ -2,9 +2,16 @@
 import type { TransitionTable } from './state-machine.ts';
 
 export const CONTRACT_STATUSES = [
-  'pending_owner_approval', 'pending_freelancer_kyc', 'active', 'completed', 'disputed', 'cancelled', 'expired', 'negotiation',
+  'pending_owner_approval',
+  'pending_freelancer_kyc',
+  'active',
+  'completed',
+  'disputed',
+  'cancelled',
+  'expired',
+  'negotiation',
 ] as const;
-export type ContractStatus = typeof CONTRACT_STATUSES[number];
+export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
 
 export type ContractAction = 'approve' | 'complete_approval' | 'expire' | 'verify_worker' | 'revise' | 'reagree' | 'complete' | 'cancel';
 
@@ -17,7 +24,12 @@ export const contractTransitions: TransitionTable<ContractStatus, ContractAction
   { action: 'revise', from: ['pending_owner_approval', 'pending_freelancer_kyc'], to: 'negotiation', event: 'contract.revised' },
   { action: 'reagree', from: ['negotiation'], to: 'pending_owner_approval', event: 'contract.updated' },
   { action: 'complete', from: ['active'], to: 'completed', event: 'contract.completed' },
-  { action: 'cancel', from: ['pending_owner_approval', 'pending_freelancer_kyc', 'negotiation'], to: 'cancelled', event: 'contract.cancelled' },
+  {
+    action: 'cancel',
+    from: ['pending_owner_approval', 'pending_freelancer_kyc', 'negotiation'],
+    to: 'cancelled',
+    event: 'contract.cancelled',
+  },
 ];
 
 /** Statuses in which a milestone can still be changed by a revise (nothing binding happened). */

@@ -44,7 +44,10 @@ export function assertAllowsShortlisting(status: GigStatus): void {
   }
 }
 
-export interface GigAccess { clientUserId: string | null; status: string }
+export interface GigAccess {
+  clientUserId: string | null;
+  status: string;
+}
 
 export function isClient(gig: GigAccess, userId: string): boolean {
   return gig.clientUserId !== null && gig.clientUserId === userId;
@@ -64,11 +67,18 @@ export function defaultCompensationType(rateCents: number | null | undefined): C
  * The range must not be inverted. `changed` names the field the request set, so the issue points
  * at what the caller sent (for a PATCH, the other bound may be the stored one).
  */
-export function checkCompensationRange(min: number | null, max: number | null, changed: 'compensation_min_cents' | 'compensation_max_cents'): void {
+export function checkCompensationRange(
+  min: number | null,
+  max: number | null,
+  changed: 'compensation_min_cents' | 'compensation_max_cents',
+): void {
   if (min !== null && max !== null && min > max) {
-    throw validationFailed(`body.${changed}`, changed === 'compensation_max_cents'
-      ? `must be at least compensation_min_cents (${min})`
-      : `must be at most compensation_max_cents (${max})`);
+    throw validationFailed(
+      `body.${changed}`,
+      changed === 'compensation_max_cents'
+        ? `must be at least compensation_min_cents (${min})`
+        : `must be at most compensation_max_cents (${max})`,
+    );
   }
 }
 

@@ -6,7 +6,9 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { envelope } from '../errors.ts';
 
-interface ClientError extends Error { code?: string }
+interface ClientError extends Error {
+  code?: string;
+}
 
 /** Every one of them is invalid input (VALIDATION_FAILED); they differ in status and in what was wrong. */
 function classify(err: ClientError): { status: number; message: string; path: string } {
@@ -26,7 +28,9 @@ export function clientErrorHandler(this: FastifyInstance, err: ClientError, sock
   this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
   if (socket.writable) {
     const body = JSON.stringify(envelope('VALIDATION_FAILED', message, [{ path, message }]));
-    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }

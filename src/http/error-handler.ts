@@ -17,11 +17,22 @@ const fastifyCodes: Record<string, ErrorCode> = {
 };
 
 const byStatus: Record<number, ErrorCode> = {
-  400: 'VALIDATION_FAILED', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND',
-  409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED',
+  400: 'VALIDATION_FAILED',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
 };
 
-interface Classified { status: number; code: ErrorCode; message: string; issues: Issue[] }
+interface Classified {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  issues: Issue[];
+}
 
 function classify(error: FastifyError & { validationContext?: string }): Classified {
   if (error instanceof ApiError) return { status: error.status, code: error.code, message: error.message, issues: error.issues };
@@ -30,7 +41,8 @@ function classify(error: FastifyError & { validationContext?: string }): Classif
     const message = issues.map((i) => `${i.path} ${i.message}`).join('; ') || 'the request is invalid';
     return { status: 400, code: 'VALIDATION_FAILED', message, issues };
   }
-  const mapped = (error.code && fastifyCodes[error.code]) || (error.statusCode && error.statusCode < 500 ? byStatus[error.statusCode] : undefined);
+  const mapped =
+    (error.code && fastifyCodes[error.code]) || (error.statusCode && error.statusCode < 500 ? byStatus[error.statusCode] : undefined);
   if (mapped) {
     const status = mapped === 'VALIDATION_FAILED' ? 400 : (error.statusCode ?? 400);
     const issues = mapped === 'VALIDATION_FAILED' ? [{ path: 'body', message: error.message }] : [];

@@ -5,10 +5,20 @@ import type { operations } from '../generated/api.d.ts';
 export type OperationId = keyof operations;
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
-type BodyOf<O> = O extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : O extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : undefined;
+type BodyOf<O> = O extends { requestBody: infer R }
+  ? JsonContent<NonNullable<R>>
+  : O extends { requestBody?: infer R }
+    ? JsonContent<NonNullable<R>>
+    : undefined;
 // `{ [K in P]?: ... }` so that an optional part (`query?: {...}` when no query parameter is
 // required) is typed too; `never` (no such part) becomes unknown.
-type PartOf<O, P extends string> = O extends { parameters: infer Ps } ? (Ps extends { [K in P]?: infer X } ? ([NonNullable<X>] extends [never] ? unknown : NonNullable<X>) : unknown) : unknown;
+type PartOf<O, P extends string> = O extends { parameters: infer Ps }
+  ? Ps extends { [K in P]?: infer X }
+    ? [NonNullable<X>] extends [never]
+      ? unknown
+      : NonNullable<X>
+    : unknown
+  : unknown;
 
 export type RequestOf<K extends OperationId> = FastifyRequest<{
   Body: BodyOf<operations[K]>;

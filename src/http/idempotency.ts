@@ -74,7 +74,11 @@ export function idempotencyHooks(db: Db) {
       const contentType = reply.getHeader('content-type');
       // Responses that show a secret once (a new API key) are remembered as done, without the body.
       const body = request.routeOptions.config.secretResponse && reply.statusCode < 300 ? null : payload;
-      await completeKey(db, claim.userId, claim.key, { status: reply.statusCode, body, contentType: typeof contentType === 'string' ? contentType : null });
+      await completeKey(db, claim.userId, claim.key, {
+        status: reply.statusCode,
+        body,
+        contentType: typeof contentType === 'string' ? contentType : null,
+      });
     }
     return payload;
   }

@@ -11,10 +11,13 @@ const SECRET_QUERY_PARAMS = ['code', 'state', 'token', 'client_secret'];
 function loggedUrl(url: string): string {
   const start = url.indexOf('?');
   if (start < 0) return url;
-  const pairs = url.slice(start + 1).split('&').map((pair) => {
-    const name = pair.split('=', 1)[0]!;
-    return SECRET_QUERY_PARAMS.includes(name) ? `${name}=[Redacted]` : pair;
-  });
+  const pairs = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const name = pair.split('=', 1)[0]!;
+      return SECRET_QUERY_PARAMS.includes(name) ? `${name}=[Redacted]` : pair;
+    });
   return `${url.slice(0, start)}?${pairs.join('&')}`;
 }
 

@@ -14,7 +14,9 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { before?: unknown };
     if (typeof value.before === 'string' && UUID_PATTERN.test(value.before)) return value.before;
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   throw validationFailed('query.cursor', 'is not a cursor this API returned');
 }
 
@@ -22,7 +24,11 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
  * Repositories fetch `limit + 1` rows; this trims the extra one and makes the cursor from the
  * last row kept.
  */
-export function page<T extends { id: string }, U>(rows: T[], limit: number, present: (row: T) => U): { data: U[]; next_cursor: string | null } {
+export function page<T extends { id: string }, U>(
+  rows: T[],
+  limit: number,
+  present: (row: T) => U,
+): { data: U[]; next_cursor: string | null } {
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
   return { data: kept.map(present), next_cursor: more ? encodeCursor(kept[kept.length - 1]!.id) : null };

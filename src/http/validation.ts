@@ -35,7 +35,10 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 const partName: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
 function joinPath(base: string, pointer: string): string {
-  const segments = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let out = base;
   for (const seg of segments) out += /^\d+$/.test(seg) ? `[${seg}]` : `.${seg}`;
   return out;
@@ -50,10 +53,12 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
     if (e.keyword === 'if') continue;
     let field = joinPath(base, e.instancePath);
     let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') field += `.${(e.params as { missingProperty: string }).missingProperty}`, message = 'is required';
-    else if (e.keyword === 'additionalProperties') field += `.${(e.params as { additionalProperty: string }).additionalProperty}`, message = 'is not a known field';
+    if (e.keyword === 'required') (field += `.${(e.params as { missingProperty: string }).missingProperty}`), (message = 'is required');
+    else if (e.keyword === 'additionalProperties')
+      (field += `.${(e.params as { additionalProperty: string }).additionalProperty}`), (message = 'is not a known field');
     // unevaluatedProperties: the same for schemas composed with allOf (e.g. NegotiateRequest).
-    else if (e.keyword === 'unevaluatedProperties') field += `.${(e.params as { unevaluatedProperty: string }).unevaluatedProperty}`, message = 'is not a known field';
+    else if (e.keyword === 'unevaluatedProperties')
+      (field += `.${(e.params as { unevaluatedProperty: string }).unevaluatedProperty}`), (message = 'is not a known field');
     else if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;

@@ -35,7 +35,12 @@ function checked<T>(request: FastifyRequest, reply: FastifyReply, title: string,
 
 export async function registerPaymentPages(app: FastifyInstance, ctx: Context): Promise<void> {
   app.get('/connect/return', async (_request, reply) =>
-    message(reply, 'Onboarding submitted', 'Thank you. Once the payment provider has verified your identity, the contract becomes active; you can close this tab.'));
+    message(
+      reply,
+      'Onboarding submitted',
+      'Thank you. Once the payment provider has verified your identity, the contract becomes active; you can close this tab.',
+    ),
+  );
 
   app.get('/connect/refresh', async (request, reply) => {
     const contractId = (request.query as Record<string, string | undefined>).contract_id ?? '{id}';
@@ -51,9 +56,17 @@ export async function registerPaymentPages(app: FastifyInstance, ctx: Context): 
     const token = query.token ?? '';
     const returnUrl = query.return_url ?? '';
     if (!sandbox.verifyOnboardingToken({ accountId, returnUrl, token })) {
-      return message(reply, 'Invalid onboarding link', 'This link is not valid. Ask for a new one with GET /api/contracts/{id}/connect-link.', 403);
+      return message(
+        reply,
+        'Invalid onboarding link',
+        'This link is not valid. Ask for a new one with GET /api/contracts/{id}/connect-link.',
+        403,
+      );
     }
-    return sendPage(reply, 'Sandbox onboarding', () => `
+    return sendPage(
+      reply,
+      'Sandbox onboarding',
+      () => `
 <h1>Identity checks (sandbox)</h1>
 <p>This server runs the <strong>sandbox</strong> payment provider: nothing real is checked or paid.
 With Stripe, this would be Stripe's hosted onboarding for account <code>${escapeHtml(accountId)}</code>.</p>
@@ -61,7 +74,8 @@ With Stripe, this would be Stripe's hosted onboarding for account <code>${escape
   <input type="hidden" name="token" value="${escapeHtml(token)}">
   <input type="hidden" name="return_url" value="${escapeHtml(returnUrl)}">
   <button type="submit">Complete onboarding</button>
-</form>`);
+</form>`,
+    );
   });
 
   app.post('/sandbox/connect/:accountId', async (request, reply) => {
@@ -83,7 +97,10 @@ With Stripe, this would be Stripe's hosted onboarding for account <code>${escape
     if (!milestone) return message(reply, 'Unknown payment', 'There is no sandbox payment with this id.', 404);
     const secret = (request.query as Record<string, string | undefined>).client_secret ?? '';
     const amount = `${(milestone.amountCents / 100).toFixed(2)} ${milestone.currency}`;
-    return sendPage(reply, 'Sandbox payment', () => `
+    return sendPage(
+      reply,
+      'Sandbox payment',
+      () => `
 <h1>Pay ${escapeHtml(amount)} (sandbox)</h1>
 <p>Milestone <strong>${escapeHtml(milestone.title)}</strong>. This server runs the <strong>sandbox</strong>
 payment provider: nothing real is charged. With Stripe, the client confirms the payment with Stripe.js.</p>
@@ -91,7 +108,8 @@ payment provider: nothing real is charged. With Stripe, the client confirms the 
   <label>client_secret <input name="client_secret" size="60" value="${escapeHtml(secret)}" required></label>
   <p><button type="submit" name="outcome" value="succeeded">Pay</button>
   <button type="submit" name="outcome" value="failed">Decline</button></p>
-</form>`);
+</form>`,
+    );
   });
 
   app.post('/sandbox/pay/:paymentId', async (request, reply) => {
@@ -99,13 +117,24 @@ payment provider: nothing real is charged. With Stripe, the client confirms the 
     const milestone = await findMilestoneByPayment(ctx.db, paymentId);
     if (!milestone) throw new ApiError('NOT_FOUND', 'payment not found');
     const outcome = field(request.body, 'outcome') === 'failed' ? 'failed' : 'succeeded';
-    const event = checked(request, reply, 'Wrong client secret', () => sandbox.confirmPayment({
-      paymentId, clientSecret: field(request.body, 'client_secret'), amountCents: milestone.amountCents, currency: milestone.currency, outcome,
-    }));
+    const event = checked(request, reply, 'Wrong client secret', () =>
+      sandbox.confirmPayment({
+        paymentId,
+        clientSecret: field(request.body, 'client_secret'),
+        amountCents: milestone.amountCents,
+        currency: milestone.currency,
+        outcome,
+      }),
+    );
     if (!event) return reply;
     const applied = await applyProviderEvent(ctx, event);
     if (wantsJson(request)) return { outcome: applied, payment: outcome };
-    return message(reply, outcome === 'succeeded' ? 'Payment confirmed' : 'Payment declined',
-      outcome === 'succeeded' ? 'The milestone is funded. You can close this tab.' : 'The payment was declined; try again with the same link.');
+    return message(
+      reply,
+      outcome === 'succeeded' ? 'Payment confirmed' : 'Payment declined',
+      outcome === 'succeeded'
+        ? 'The milestone is funded. You can close this tab.'
+        : 'The payment was declined; try again with the same link.',
+    );
   });
 }

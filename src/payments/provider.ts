@@ -7,8 +7,13 @@ export type ProviderName = 'stripe' | 'sandbox';
 
 /** Stripe's PaymentIntent statuses; the sandbox uses the same words. */
 export type PaymentStatus =
-  | 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'processing'
-  | 'requires_capture' | 'canceled' | 'succeeded';
+  | 'requires_payment_method'
+  | 'requires_confirmation'
+  | 'requires_action'
+  | 'processing'
+  | 'requires_capture'
+  | 'canceled'
+  | 'succeeded';
 
 export interface CreatePaymentInput {
   milestoneId: string;
@@ -46,9 +51,13 @@ export interface CreateTransferInput {
 export type ProviderEvent =
   | { eventId: string; type: 'account.updated'; accountId: string; verified: boolean }
   | {
-      eventId: string; type: 'payment.succeeded'; paymentId: string; milestoneId: string | null;
+      eventId: string;
+      type: 'payment.succeeded';
+      paymentId: string;
+      milestoneId: string | null;
       /** Check these against the milestone before marking it funded. */
-      amountCents: number; currency: string;
+      amountCents: number;
+      currency: string;
     }
   | { eventId: string; type: 'payment.failed'; paymentId: string; milestoneId: string | null; reason: string }
   | { eventId: string; type: 'ignored'; stripeType: string };
@@ -83,8 +92,15 @@ export interface PaymentProvider {
 
 /** Why a provider call failed, in our words: never the provider's raw message (it may carry ids or key fragments). */
 export type ProviderFailure =
-  | 'timeout' | 'unreachable' | 'authentication' | 'rate_limited' | 'declined'
-  | 'rejected' | 'idempotency_conflict' | 'in_progress' | 'provider_error';
+  | 'timeout'
+  | 'unreachable'
+  | 'authentication'
+  | 'rate_limited'
+  | 'declined'
+  | 'rejected'
+  | 'idempotency_conflict'
+  | 'in_progress'
+  | 'provider_error';
 
 const failureText: Record<ProviderFailure, string> = {
   timeout: 'the provider did not answer in time',
@@ -111,7 +127,10 @@ export class PaymentProviderError extends ApiError {
 
   constructor(input: { provider: ProviderName; operation: string; failure: ProviderFailure; providerCode?: string; cause?: unknown }) {
     const code = input.providerCode ? ` (${input.providerCode})` : '';
-    super('PAYMENT_PROVIDER_ERROR', `payment provider ${input.provider} could not ${input.operation}: ${failureText[input.failure]}${code}`);
+    super(
+      'PAYMENT_PROVIDER_ERROR',
+      `payment provider ${input.provider} could not ${input.operation}: ${failureText[input.failure]}${code}`,
+    );
     this.name = 'PaymentProviderError';
     this.provider = input.provider;
     this.operation = input.operation;

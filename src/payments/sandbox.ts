@@ -11,10 +11,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import Stripe from 'stripe';
 import { ApiError } from '../errors.ts';
-import {
-  PaymentProviderError,
-  type CreatePaymentInput, type Payment, type PaymentProvider, type ProviderEvent,
-} from './provider.ts';
+import { PaymentProviderError, type CreatePaymentInput, type Payment, type PaymentProvider, type ProviderEvent } from './provider.ts';
 import { mapStripeEvent, verifyStripeSignature, WEBHOOK_TOLERANCE_SECONDS } from './stripe.ts';
 
 export const SANDBOX_PREFIX = {
@@ -43,7 +40,11 @@ export interface SandboxPaymentProvider extends PaymentProvider {
    * so amount and currency come from the caller's milestone. 403 for a wrong client secret.
    */
   confirmPayment(input: {
-    paymentId: string; clientSecret: string; amountCents: number; currency: string; outcome?: 'succeeded' | 'failed';
+    paymentId: string;
+    clientSecret: string;
+    amountCents: number;
+    currency: string;
+    outcome?: 'succeeded' | 'failed';
   }): ProviderEvent;
   /** The milestone a sandbox payment or transfer id was made for; null if it is not one of ours. */
   milestoneIdOf(paymentOrTransferId: string): string | null;
@@ -67,8 +68,11 @@ export function createSandboxProvider(options: SandboxOptions): SandboxPaymentPr
   // One key per purpose, so a token for one thing can never stand in for another.
   const keyFor = (purpose: string) => createHmac('sha256', options.secret).update(`gigmarket-sandbox-payments:${purpose}`).digest();
   const keys = {
-    account: keyFor('account'), onboard: keyFor('onboard'), clientSecret: keyFor('client-secret'),
-    event: keyFor('event'), webhook: keyFor('webhook'),
+    account: keyFor('account'),
+    onboard: keyFor('onboard'),
+    clientSecret: keyFor('client-secret'),
+    event: keyFor('event'),
+    webhook: keyFor('webhook'),
   };
   const mac = (key: Buffer, data: string, length = 32) => createHmac('sha256', key).update(data).digest('hex').slice(0, length);
   const webhookSecret = `whsec_sandbox_${mac(keys.webhook, 'webhook-secret', 48)}`;
@@ -151,7 +155,12 @@ export function createSandboxProvider(options: SandboxOptions): SandboxPaymentPr
 
     completeOnboarding(input) {
       if (!verifyOnboardingToken(input)) throw new ApiError('FORBIDDEN', 'this onboarding link is not valid');
-      return { eventId: eventId(`account.updated ${input.accountId}`), type: 'account.updated', accountId: input.accountId, verified: true };
+      return {
+        eventId: eventId(`account.updated ${input.accountId}`),
+        type: 'account.updated',
+        accountId: input.accountId,
+        verified: true,
+      };
     },
 
     paymentPageUrl(paymentId) {
@@ -165,11 +174,21 @@ export function createSandboxProvider(options: SandboxOptions): SandboxPaymentPr
       }
       if (outcome === 'failed') {
         // Every decline is an attempt of its own (unlike success, which can happen once).
-        return { eventId: eventId(`payment.failed ${paymentId} ${randomUUID()}`), type: 'payment.failed', paymentId, milestoneId, reason: 'declined in the sandbox' };
+        return {
+          eventId: eventId(`payment.failed ${paymentId} ${randomUUID()}`),
+          type: 'payment.failed',
+          paymentId,
+          milestoneId,
+          reason: 'declined in the sandbox',
+        };
       }
       return {
-        eventId: eventId(`payment.succeeded ${paymentId}`), type: 'payment.succeeded', paymentId, milestoneId,
-        amountCents, currency: currency.toLowerCase(),
+        eventId: eventId(`payment.succeeded ${paymentId}`),
+        type: 'payment.succeeded',
+        paymentId,
+        milestoneId,
+        amountCents,
+        currency: currency.toLowerCase(),
       };
     },
 

@@ -4,8 +4,16 @@
 import Stripe from 'stripe';
 import type { StripeSettings } from '../config.ts';
 import {
-  PaymentProviderError, WebhookSignatureError, idempotencyKeys, transferGroup,
-  type Payment, type PaymentProvider, type PaymentStatus, type ProviderEvent, type ProviderFailure, type ProviderName,
+  PaymentProviderError,
+  WebhookSignatureError,
+  idempotencyKeys,
+  transferGroup,
+  type Payment,
+  type PaymentProvider,
+  type PaymentStatus,
+  type ProviderEvent,
+  type ProviderFailure,
+  type ProviderName,
 } from './provider.ts';
 
 /** Stripe's own default: a signature older than five minutes is a replay. */
@@ -17,9 +25,7 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300;
  * onboarding submitted, transfers active, payouts enabled.
  */
 export function accountVerified(account: Pick<Stripe.Account, 'details_submitted' | 'payouts_enabled' | 'capabilities'>): boolean {
-  return account.details_submitted === true
-    && account.payouts_enabled === true
-    && account.capabilities?.transfers === 'active';
+  return account.details_submitted === true && account.payouts_enabled === true && account.capabilities?.transfers === 'active';
 }
 
 function chargeIdOf(intent: Stripe.PaymentIntent): string | undefined {
@@ -31,8 +37,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Maps a verified Stripe event to the small union the lifecycle handles. */
 export function mapStripeEvent(event: unknown): ProviderEvent {
-  if (!isObject(event) || typeof event.id !== 'string' || typeof event.type !== 'string'
-    || !isObject(event.data) || !isObject(event.data.object)) {
+  if (
+    !isObject(event) ||
+    typeof event.id !== 'string' ||
+    typeof event.type !== 'string' ||
+    !isObject(event.data) ||
+    !isObject(event.data.object)
+  ) {
     throw new WebhookSignatureError('the body is not a Stripe event');
   }
   const eventId = event.id;
@@ -50,8 +61,12 @@ export function mapStripeEvent(event: unknown): ProviderEvent {
       if (!id) break;
       const intent = object as unknown as Stripe.PaymentIntent;
       return {
-        eventId, type: 'payment.succeeded', paymentId: id, milestoneId: milestoneIdOf(),
-        amountCents: intent.amount_received || intent.amount, currency: intent.currency,
+        eventId,
+        type: 'payment.succeeded',
+        paymentId: id,
+        milestoneId: milestoneIdOf(),
+        amountCents: intent.amount_received || intent.amount,
+        currency: intent.currency,
       };
     }
     case 'payment_intent.payment_failed': {
@@ -69,7 +84,10 @@ export function mapStripeEvent(event: unknown): ProviderEvent {
  * Connect endpoint each have one) and returns the parsed event.
  */
 export function verifyStripeSignature(
-  rawBody: Buffer | string, header: string | undefined, secrets: string[], toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS,
+  rawBody: Buffer | string,
+  header: string | undefined,
+  secrets: string[],
+  toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS,
 ): unknown {
   if (!header) throw new WebhookSignatureError('the header is missing');
   if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) {
@@ -141,19 +159,29 @@ export function createStripeProvider(settings: StripeSettings, options: StripePr
     name,
 
     async createConnectedAccount({ userId, email }) {
-      const account = await call('create the connected account', () => stripe.accounts.create({
-        type: 'express',
-        email,
-        capabilities: { transfers: { requested: true } },
-        metadata: { user_id: userId },
-      }, { idempotencyKey: idempotencyKeys.account(userId) }));
+      const account = await call('create the connected account', () =>
+        stripe.accounts.create(
+          {
+            type: 'express',
+            email,
+            capabilities: { transfers: { requested: true } },
+            metadata: { user_id: userId },
+          },
+          { idempotencyKey: idempotencyKeys.account(userId) },
+        ),
+      );
       return { accountId: account.id };
     },
 
     async createOnboardingLink({ accountId, refreshUrl, returnUrl }) {
-      const link = await call('create the onboarding link', () => stripe.accountLinks.create({
-        account: accountId, refresh_url: refreshUrl, return_url: returnUrl, type: 'account_onboarding',
-      }));
+      const link = await call('create the onboarding link', () =>
+        stripe.accountLinks.create({
+          account: accountId,
+          refresh_url: refreshUrl,
+          return_url: returnUrl,
+          type: 'account_onboarding',
+        }),
+      );
       return { url: link.url };
     },
 
@@ -166,14 +194,19 @@ export function createStripeProvider(settings: StripeSettings, options: StripePr
       if (!Number.isInteger(amountCents) || amountCents <= 0) {
         throw new Error(`createPayment needs a positive integer amount, got ${amountCents}`); // zero is funded without a payment
       }
-      const intent = await call('create the payment', () => stripe.paymentIntents.create({
-        amount: amountCents,
-        currency: currency.toLowerCase(),
-        description,
-        metadata: { ...metadata, milestone_id: milestoneId },
-        automatic_payment_methods: { enabled: true },
-        transfer_group: transferGroup(milestoneId),
-      }, { idempotencyKey: idempotencyKeys.payment(milestoneId) }));
+      const intent = await call('create the payment', () =>
+        stripe.paymentIntents.create(
+          {
+            amount: amountCents,
+            currency: currency.toLowerCase(),
+            description,
+            metadata: { ...metadata, milestone_id: milestoneId },
+            automatic_payment_methods: { enabled: true },
+            transfer_group: transferGroup(milestoneId),
+          },
+          { idempotencyKey: idempotencyKeys.payment(milestoneId) },
+        ),
+      );
       return toPayment(intent, 'create the payment');
     },
 
@@ -188,17 +221,27 @@ export function createStripeProvider(settings: StripeSettings, options: StripePr
         const intent = await call('read the funding payment', () => stripe.paymentIntents.retrieve(paymentId));
         sourceTransaction = chargeIdOf(intent);
         if (!sourceTransaction) {
-          throw new PaymentProviderError({ provider: name, operation: 'create the payout', failure: 'rejected', providerCode: 'payment_not_charged' });
+          throw new PaymentProviderError({
+            provider: name,
+            operation: 'create the payout',
+            failure: 'rejected',
+            providerCode: 'payment_not_charged',
+          });
         }
       }
-      const transfer = await call('create the payout', () => stripe.transfers.create({
-        amount: amountCents,
-        currency: currency.toLowerCase(),
-        destination: destinationAccountId,
-        transfer_group: transferGroup(milestoneId),
-        source_transaction: sourceTransaction,
-        metadata: { milestone_id: milestoneId },
-      }, { idempotencyKey: idempotencyKeys.transfer(milestoneId) }));
+      const transfer = await call('create the payout', () =>
+        stripe.transfers.create(
+          {
+            amount: amountCents,
+            currency: currency.toLowerCase(),
+            destination: destinationAccountId,
+            transfer_group: transferGroup(milestoneId),
+            source_transaction: sourceTransaction,
+            metadata: { milestone_id: milestoneId },
+          },
+          { idempotencyKey: idempotencyKeys.transfer(milestoneId) },
+        ),
+      );
       return { transferId: transfer.id };
     },
 

@@ -1,6 +1,5 @@
 // Applications as the API shows them (schema Application).
 import type { ApplicationRow } from '../../db/repositories/applications.ts';
-import type { ApplicationOrigin, ApplicationStatus } from '../domain/application.ts';
 
 /** `clientUserId` is the gig's client (applications only exist for native gigs, which have one). */
 export function presentApplication(a: ApplicationRow, clientUserId: string) {

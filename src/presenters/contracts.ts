@@ -27,7 +27,15 @@ export function presentContract(c: ContractRow, milestones: MilestoneRow[]) {
     gig_id: c.gigId,
     client_user_id: c.clientUserId,
     worker_user_id: c.workerUserId,
-    status: c.status as 'pending_owner_approval' | 'pending_freelancer_kyc' | 'active' | 'completed' | 'disputed' | 'cancelled' | 'expired' | 'negotiation',
+    status: c.status as
+      | 'pending_owner_approval'
+      | 'pending_freelancer_kyc'
+      | 'active'
+      | 'completed'
+      | 'disputed'
+      | 'cancelled'
+      | 'expired'
+      | 'negotiation',
     rate_cents: c.rateCents,
     hours_per_week: c.hoursPerWeek,
     start_date: c.startDate,

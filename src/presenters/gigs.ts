@@ -1,6 +1,5 @@
 // Gigs as the API shows them (schema Gig).
 import type { GigRow } from '../../db/repositories/gigs.ts';
-import type { CompensationType, GigStatus } from '../domain/gig.ts';
 
 export function presentGig(g: GigRow) {
   return {

@@ -23,12 +23,16 @@ export function presentRound(r: RoundRow) {
  * `viewer` decides the contact block: each party sees the other's contact details only once the
  * other has shared them. Events (read by both parties) pass no viewer and carry no contact details.
  */
-export function presentNegotiation(n: NegotiationRow, rounds: RoundRow[], extra: {
-  contractId: string | null;
-  /** The round the contract holds: after a revise it is settled, and either party proposes next. */
-  contractRoundId?: string | null;
-  viewer?: { role: PartyRole; counterpartContact: string | null };
-}) {
+export function presentNegotiation(
+  n: NegotiationRow,
+  rounds: RoundRow[],
+  extra: {
+    contractId: string | null;
+    /** The round the contract holds: after a revise it is settled, and either party proposes next. */
+    contractRoundId?: string | null;
+    viewer?: { role: PartyRole; counterpartContact: string | null };
+  },
+) {
   const own = rounds.filter((r) => r.negotiationId === n.id);
   const latest = own[own.length - 1];
   return {
@@ -40,7 +44,10 @@ export function presentNegotiation(n: NegotiationRow, rounds: RoundRow[], extra:
     contract_id: extra.contractId,
     rounds: own.map(presentRound),
     // Who may act next: the party who did not propose the latest round proposes or agrees.
-    awaiting: n.status !== 'open' || !latest || latest.id === extra.contractRoundId ? null : (latest.proposerRole === 'client' ? 'worker' : 'client') as PartyRole,
+    awaiting:
+      n.status !== 'open' || !latest || latest.id === extra.contractRoundId
+        ? null
+        : ((latest.proposerRole === 'client' ? 'worker' : 'client') as PartyRole),
     contact: {
       client_shared: n.clientContactSharedAt !== null,
       worker_shared: n.workerContactSharedAt !== null,

@@ -26,12 +26,24 @@ export function encodeRankedCursor(print: string, p: RankedPosition): string {
 export function decodeRankedCursor(cursor: string | undefined, print: string): RankedPosition | undefined {
   if (cursor === undefined) return undefined;
   let value: { f?: unknown; t?: unknown; s?: unknown; i?: unknown } | undefined;
-  try { value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')); } catch { /* below */ }
-  if (!value || typeof value.t !== 'number' || typeof value.s !== 'number' || typeof value.i !== 'string'
-    || !Number.isFinite(value.t) || !Number.isFinite(value.s) || !UUID_PATTERN.test(value.i)) {
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    /* below */
+  }
+  if (
+    !value ||
+    typeof value.t !== 'number' ||
+    typeof value.s !== 'number' ||
+    typeof value.i !== 'string' ||
+    !Number.isFinite(value.t) ||
+    !Number.isFinite(value.s) ||
+    !UUID_PATTERN.test(value.i)
+  ) {
     throw validationFailed('query.cursor', 'is not a cursor this API returned');
   }
-  if (value.f !== print) throw validationFailed('query.cursor', 'belongs to a different query; repeat the query and its filters to continue');
+  if (value.f !== print)
+    throw validationFailed('query.cursor', 'belongs to a different query; repeat the query and its filters to continue');
   return { asOf: value.t, score: value.s, id: value.i };
 }
 
@@ -39,7 +51,12 @@ export function decodeRankedCursor(cursor: string | undefined, print: string): R
  * Ranked lists fetch `limit + 1` rows: this keeps `limit` of them and makes the next cursor from
  * the last one kept (null on the last page).
  */
-export function rankedPage<T extends { id: string; score: number }>(rows: T[], limit: number, print: string, asOf: number): { kept: T[]; nextCursor: string | null } {
+export function rankedPage<T extends { id: string; score: number }>(
+  rows: T[],
+  limit: number,
+  print: string,
+  asOf: number,
+): { kept: T[]; nextCursor: string | null } {
   const kept = rows.length > limit ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
   return { kept, nextCursor: rows.length > limit && last ? encodeRankedCursor(print, { asOf, score: last.score, id: last.id }) : null };

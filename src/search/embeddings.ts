@@ -38,19 +38,30 @@ export async function embed(settings: EmbeddingsSettings, inputs: string[], time
     throw new EmbeddingsError(`answered HTTP ${response.status}`);
   }
   let body: unknown;
-  try { body = await response.json(); } catch { throw new EmbeddingsError('answered with invalid JSON'); }
+  try {
+    body = await response.json();
+  } catch {
+    throw new EmbeddingsError('answered with invalid JSON');
+  }
   const data = (body as { data?: unknown }).data;
   if (!Array.isArray(data) || data.length !== inputs.length) throw new EmbeddingsError('answered without one embedding per input');
   const out = new Array<number[]>(inputs.length);
   for (const [i, item] of data.entries()) {
     const { index, embedding } = item as { index?: unknown; embedding?: unknown };
     const at = typeof index === 'number' ? index : i;
-    if (!Array.isArray(embedding) || !embedding.length || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x)) || at < 0 || at >= inputs.length) {
+    if (
+      !Array.isArray(embedding) ||
+      !embedding.length ||
+      !embedding.every((x) => typeof x === 'number' && Number.isFinite(x)) ||
+      at < 0 ||
+      at >= inputs.length
+    ) {
       throw new EmbeddingsError('answered with a malformed embedding');
     }
     out[at] = normalize(embedding as number[]);
   }
-  if (out.some((v) => !v) || out.some((v) => v.length !== out[0]!.length)) throw new EmbeddingsError('answered with embeddings of different sizes');
+  if (out.some((v) => !v) || out.some((v) => v.length !== out[0]!.length))
+    throw new EmbeddingsError('answered with embeddings of different sizes');
   return out;
 }
 

@@ -5,7 +5,11 @@ import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import { gigs } from '../../db/schema.ts';
 import {
-  deleteOldQueryEmbeddings, ensureVectorIndex, gigEmbeddingHash, gigsWithoutEmbedding, upsertGigEmbedding,
+  deleteOldQueryEmbeddings,
+  ensureVectorIndex,
+  gigEmbeddingHash,
+  gigsWithoutEmbedding,
+  upsertGigEmbedding,
 } from '../../db/repositories/search.ts';
 import type { EmbeddingsSettings } from '../config.ts';
 import type { Context } from '../context.ts';
@@ -22,13 +26,17 @@ const INDEXED = new WeakMap<Db, Set<number>>();
 /** Stores the embeddings and, where pgvector exists, makes sure the HNSW index for their size exists. */
 async function store(db: Db, settings: EmbeddingsSettings, items: { id: string; text: string }[]): Promise<void> {
   if (!items.length) return;
-  const vectors = await embed(settings, items.map((i) => i.text), Math.max(settings.timeoutMs, 30_000));
+  const vectors = await embed(
+    settings,
+    items.map((i) => i.text),
+    Math.max(settings.timeoutMs, 30_000),
+  );
   for (const [i, item] of items.entries()) {
     await upsertGigEmbedding(db, item.id, settings.model, vectors[i]!, sha256(item.text));
   }
   const dims = vectors[0]!.length;
   const done = INDEXED.get(db) ?? new Set<number>();
-  if (!done.has(dims) && await usesPgvector(db)) {
+  if (!done.has(dims) && (await usesPgvector(db))) {
     await ensureVectorIndex(db, dims);
     done.add(dims);
     INDEXED.set(db, done);
@@ -37,11 +45,14 @@ async function store(db: Db, settings: EmbeddingsSettings, items: { id: string; 
 
 /** Embeds one gig unless its embedding already matches its text. */
 export async function embedGig(db: Db, settings: EmbeddingsSettings, gigId: string): Promise<void> {
-  const [gig] = await db.select({ id: gigs.id, title: gigs.title, description: gigs.description, tags: gigs.tags })
-    .from(gigs).where(eq(gigs.id, gigId)).limit(1);
+  const [gig] = await db
+    .select({ id: gigs.id, title: gigs.title, description: gigs.description, tags: gigs.tags })
+    .from(gigs)
+    .where(eq(gigs.id, gigId))
+    .limit(1);
   if (!gig) return; // deleted since
   const text = gigText(gig);
-  if (await gigEmbeddingHash(db, gig.id, settings.model) === sha256(text)) return;
+  if ((await gigEmbeddingHash(db, gig.id, settings.model)) === sha256(text)) return;
   await store(db, settings, [{ id: gig.id, text }]);
 }
 
@@ -51,7 +62,11 @@ export async function embedMissingGigs(db: Db, settings: EmbeddingsSettings, max
   for (let b = 0; b < maxBatches; b++) {
     const missing = await gigsWithoutEmbedding(db, settings.model, BATCH);
     if (!missing.length) break;
-    await store(db, settings, missing.map((g) => ({ id: g.id, text: gigText(g) })));
+    await store(
+      db,
+      settings,
+      missing.map((g) => ({ id: g.id, text: gigText(g) })),
+    );
     count += missing.length;
     if (missing.length < BATCH) break;
   }

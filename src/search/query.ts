@@ -3,23 +3,58 @@
 import { recognizeSkills, type RecognizedSkill } from './skills.ts';
 
 /** Postgres' 'english' stop words (tsearch_data/english.stop): they carry no lexeme. */
-export const ENGLISH_STOP_WORDS = new Set(`i me my myself we our ours ourselves you your yours
+export const ENGLISH_STOP_WORDS = new Set(
+  `i me my myself we our ours ourselves you your yours
 yourself yourselves he him his himself she her hers herself it its itself they them their theirs
 themselves what which who whom this that these those am is are was were be been being have has had
 having do does did doing a an the and but if or because as until while of at by for with about
 against between into through during before after above below to from up down in out on off over
 under again further then once here there when where why how all any both each few more most other
-some such no nor not only own same so than too very s t can will just don should now`.split(/\s+/));
+some such no nor not only own same so than too very s t can will just don should now`.split(/\s+/),
+);
 
 /**
  * How people phrase a request for work ("need someone who knows ..."): words every posting could
  * contain, so they neither find nor rank anything.
  */
 export const REQUEST_WORDS = new Set([
-  'need', 'needs', 'needed', 'looking', 'look', 'seeking', 'want', 'wanted', 'someone', 'somebody',
-  'anyone', 'person', 'people', 'help', 'hire', 'hiring', 'freelancer', 'freelance', 'expert',
-  'experienced', 'knows', 'know', 'please', 'thanks', 'get', 'make', 'us', 'good', 'great', 'job',
-  'gig', 'work', 'project', 'able', 'like', 'would', 'could',
+  'need',
+  'needs',
+  'needed',
+  'looking',
+  'look',
+  'seeking',
+  'want',
+  'wanted',
+  'someone',
+  'somebody',
+  'anyone',
+  'person',
+  'people',
+  'help',
+  'hire',
+  'hiring',
+  'freelancer',
+  'freelance',
+  'expert',
+  'experienced',
+  'knows',
+  'know',
+  'please',
+  'thanks',
+  'get',
+  'make',
+  'us',
+  'good',
+  'great',
+  'job',
+  'gig',
+  'work',
+  'project',
+  'able',
+  'like',
+  'would',
+  'could',
 ]);
 
 const isIgnorable = (word: string) => ENGLISH_STOP_WORDS.has(word) || REQUEST_WORDS.has(word);
@@ -98,9 +133,13 @@ export function withoutCommonWords(t: TextQuery, share: ReadonlyMap<string, numb
   const shareOf = (p: TextQuery['pieces'][number]) => share.get(p.word!) ?? 0;
   const words = t.pieces.filter((p) => p.word !== null);
   const rare = words.filter((p) => shareOf(p) <= commonShare);
-  const kept = new Set((rare.length ? rare : words)
-    .map((p, i) => ({ p, i })).sort((a, b) => shareOf(a.p) - shareOf(b.p) || a.i - b.i)
-    .slice(0, rare.length ? MAX_SEARCH_WORDS : 1).map(({ p }) => p.word!));
+  const kept = new Set(
+    (rare.length ? rare : words)
+      .map((p, i) => ({ p, i }))
+      .sort((a, b) => shareOf(a.p) - shareOf(b.p) || a.i - b.i)
+      .slice(0, rare.length ? MAX_SEARCH_WORDS : 1)
+      .map(({ p }) => p.word!),
+  );
   if (kept.size === words.length) return t;
   const pieces = t.pieces.filter((p) => p.word === null || kept.has(p.word));
   return { ...t, pieces, websearch: join(pieces) };

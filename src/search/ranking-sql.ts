@@ -109,7 +109,9 @@ function filterConditions(f: GigFilters, options: { payIndex: boolean } = { payI
   const c: SQL[] = [sql`g.status = 'open'`];
   if (f.tags.length) c.push(sql`g.tags && ${textArray(f.tags)}`);
   if (f.minCompensationCents !== null) {
-    c.push(options.payIndex ? sql`${PAY_HIGH} >= ${f.minCompensationCents}::int` : sql`(${PAY_HIGH} + 0) >= ${f.minCompensationCents}::int`);
+    c.push(
+      options.payIndex ? sql`${PAY_HIGH} >= ${f.minCompensationCents}::int` : sql`(${PAY_HIGH} + 0) >= ${f.minCompensationCents}::int`,
+    );
   }
   if (f.compensationType) c.push(sql`g.compensation_type = ${f.compensationType}`);
   if (f.currency) c.push(sql`g.currency = ${f.currency}`);
@@ -128,7 +130,7 @@ function withFeedback(score: SQL): SQL {
 }
 
 const afterCondition = (after: SearchPlan['after']) =>
-  (after ? sql`where (score < ${f8(after.score)} or (score = ${f8(after.score)} and id < ${after.id}::uuid))` : sql``);
+  after ? sql`where (score < ${f8(after.score)} or (score = ${f8(after.score)} and id < ${after.id}::uuid))` : sql``;
 
 /** Words of the query found in each field of the (few) rows of a page, `g` being the page's gigs. */
 function hitColumns(terms: string[]): SQL {
@@ -169,7 +171,10 @@ export async function searchGigRows(db: Executor, plan: SearchPlan): Promise<Ran
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
 function coveredSql(requestedSkills: string[][]): SQL {
   return requestedSkills.length
-    ? sql`(${sql.join(requestedSkills.map((forms) => sql`(g.tags && ${textArray(forms)})::int`), sql` + `)})::float8`
+    ? sql`(${sql.join(
+        requestedSkills.map((forms) => sql`(g.tags && ${textArray(forms)})::int`),
+        sql` + `,
+      )})::float8`
     : sql`null::float8`;
 }
 
@@ -185,8 +190,14 @@ function fitSql(min: number | null): SQL {
 function structuredSql(w: RankingWeights, skills: number, min: number | null, parts: { freshness: SQL; covered: SQL; fit: SQL }): SQL {
   let sum = sql`${k8(w.freshness)} * ${parts.freshness}`;
   let weight = w.freshness;
-  if (skills) { sum = sql`${sum} + ${k8(w.skills)} * (${parts.covered} / ${k8(skills)})`; weight += w.skills; }
-  if (min !== null) { sum = sql`${sum} + ${k8(w.compensation)} * ${parts.fit}`; weight += w.compensation; }
+  if (skills) {
+    sum = sql`${sum} + ${k8(w.skills)} * (${parts.covered} / ${k8(skills)})`;
+    weight += w.skills;
+  }
+  if (min !== null) {
+    sum = sql`${sum} + ${k8(w.compensation)} * ${parts.fit}`;
+    weight += w.compensation;
+  }
   return weight > 0 ? sql`(${sum}) / ${k8(weight)}` : sql`0::float8`;
 }
 
@@ -194,7 +205,10 @@ function structuredSql(w: RankingWeights, skills: number, min: number | null, pa
 function fusedSql(w: RankingWeights, structured: SQL, lexical: SQL | null, semantic: SQL | null): SQL {
   let sum = sql`${k8(w.structured)} * ${structured}`;
   let weight = sql`${k8(w.structured)}`;
-  if (lexical) { sum = sql`${sum} + ${k8(w.lexical)} * ${lexical}`; weight = sql`${weight} + ${k8(w.lexical)}`; }
+  if (lexical) {
+    sum = sql`${sum} + ${k8(w.lexical)} * ${lexical}`;
+    weight = sql`${weight} + ${k8(w.lexical)}`;
+  }
   if (semantic) {
     sum = sql`${sum} + coalesce(${k8(w.semantic)} * greatest(${semantic}, 0::float8), 0::float8)`;
     weight = sql`${weight} + case when ${semantic} is null then 0::float8 else ${k8(w.semantic)} end`;
@@ -219,11 +233,21 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
     where.push(sql`(${sql.join(arms, sql` or `)})`);
   }
   const sem = plan.semantic;
-  const semanticJoin = sem ? sql`left join gig_embeddings e on e.gig_id = g.id and e.model = ${sem.model} and e.dims = ${sem.dims}::int` : sql``;
-  const rank = text ? sql`ts_rank(${sql.raw(`'{${FIELD_WEIGHTS.join(',')}}'::float4[]`)}, g.search_tsv, tsq, ${w.lexicalNormalization}::int)::float8` : sql`null::float8`;
+  const semanticJoin = sem
+    ? sql`left join gig_embeddings e on e.gig_id = g.id and e.model = ${sem.model} and e.dims = ${sem.dims}::int`
+    : sql``;
+  const rank = text
+    ? sql`ts_rank(${sql.raw(`'{${FIELD_WEIGHTS.join(',')}}'::float4[]`)}, g.search_tsv, tsq, ${w.lexicalNormalization}::int)::float8`
+    : sql`null::float8`;
   const min = plan.filters.minCompensationCents;
-  const structured = structuredSql(w, plan.requestedSkills.length, min, { freshness: sql`freshness`, covered: sql`skills_covered`, fit: sql`compensation_fit` });
-  const lexical = text ? sql`(case when lexical_rank > 0 then lexical_rank / (lexical_rank + ${k8(w.lexicalSaturation)}) else 0::float8 end)` : null;
+  const structured = structuredSql(w, plan.requestedSkills.length, min, {
+    freshness: sql`freshness`,
+    covered: sql`skills_covered`,
+    fit: sql`compensation_fit`,
+  });
+  const lexical = text
+    ? sql`(case when lexical_rank > 0 then lexical_rank / (lexical_rank + ${k8(w.lexicalSaturation)}) else 0::float8 end)`
+    : null;
   const fused = fusedSql(w, structured, lexical, sem ? sql`semantic` : null);
 
   // OFFSET 0 keeps `base` a real subquery, so that ts_rank and friends run once per row; the score
@@ -291,8 +315,12 @@ function freshnessOrderedQuery(plan: SearchPlan): SQL {
     u as (
       (select g.id, null::text as signal, ${fit} as compensation_fit, ${fresh} as freshness, ${score} as score from gigs g
         where ${and(...newest)} order by g.posted_at desc, g.id desc limit ${plan.take}::int)
-      ${min !== null ? sql`union all
-      (select g.id, null::text, ${fit}, ${fresh}, ${score} from gigs g where ${and(...partial)})` : sql``}
+      ${
+        min !== null
+          ? sql`union all
+      (select g.id, null::text, ${fit}, ${fresh}, ${score} from gigs g where ${and(...partial)})`
+          : sql``
+      }
       union all
       (select g.id, fb.signal, ${fit}, ${fresh}, ${withFeedback(score)} from gigs g join fb on fb.gig_id = g.id
         where ${and(...where, sql`fb.signal <> 'hide'`)})
@@ -323,8 +351,12 @@ function similaritySql(s: SemanticInput): SQL {
  * a transaction that widens hnsw.ef_search), an exact scan where it does not.
  */
 export async function semanticNeighbours(db: Executor, userId: string, filters: GigFilters, s: SemanticInput): Promise<string[]> {
-  const where = [...filterConditions(filters), sql`e.model = ${s.model}`, sql`e.dims = ${s.dims}::int`,
-    sql`not exists (select 1 from discovery_feedback f where f.user_id = ${userId}::uuid and f.gig_id = g.id and f.signal = 'hide')`];
+  const where = [
+    ...filterConditions(filters),
+    sql`e.model = ${s.model}`,
+    sql`e.dims = ${s.dims}::int`,
+    sql`not exists (select 1 from discovery_feedback f where f.user_id = ${userId}::uuid and f.gig_id = g.id and f.signal = 'hide')`,
+  ];
   if (s.pgvector) {
     const type = sql.raw(`vector(${Math.trunc(s.dims)})`);
     const query = sql`select e.gig_id as id from gig_embeddings e join gigs g on g.id = e.gig_id
@@ -334,8 +366,11 @@ export async function semanticNeighbours(db: Executor, userId: string, filters: 
       return (await rowsOf<{ id: string }>(tx, query)).map((r) => r.id);
     });
   }
-  const rows = await rowsOf<{ id: string }>(db, sql`select e.gig_id as id from gig_embeddings e join gigs g on g.id = e.gig_id
-    where ${and(...where)} order by ${similaritySql(s)} desc limit ${s.neighbours}::int`);
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`select e.gig_id as id from gig_embeddings e join gigs g on g.id = e.gig_id
+    where ${and(...where)} order by ${similaritySql(s)} desc limit ${s.neighbours}::int`,
+  );
   return rows.map((r) => r.id);
 }
 

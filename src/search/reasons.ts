@@ -6,7 +6,10 @@ import type { FeedbackSignal } from './scoring.ts';
 export function money(cents: number, currency: string): string {
   try {
     return new Intl.NumberFormat('en-US', {
-      style: 'currency', currency, minimumFractionDigits: cents % 100 ? 2 : 0, maximumFractionDigits: 2,
+      style: 'currency',
+      currency,
+      minimumFractionDigits: cents % 100 ? 2 : 0,
+      maximumFractionDigits: 2,
     }).format(cents / 100);
   } catch {
     return `${(cents / 100).toFixed(cents % 100 ? 2 : 0)} ${currency}`;
@@ -33,7 +36,10 @@ export function ageReason(ageDays: number): string {
  * Which words matched where. `hits` hold the terms found per field; `origin` maps a term to the
  * query's own words (a synonym names what it stands for). A word is reported in its best field only.
  */
-export function textReasons(hits: { title: string[]; tags: string[]; description: string[] }, origin: ReadonlyMap<string, string>): string[] {
+export function textReasons(
+  hits: { title: string[]; tags: string[]; description: string[] },
+  origin: ReadonlyMap<string, string>,
+): string[] {
   const seen = new Set<string>();
   const reasons: string[] = [];
   const field = (terms: string[], say: (list: string) => string) => {

@@ -13,11 +13,13 @@ const shareOf = (column: SQL, forms: string[]) =>
   sql`(select count(*) from unnest(${column}) t where t = any(${textArray(forms)}))::float8 / greatest(cardinality(${column}), 1)`;
 
 const afterCondition = (after: { score: number; id: string } | null) =>
-  (after ? sql`where (score < ${f8(after.score)} or (score = ${f8(after.score)} and id < ${after.id}::uuid))` : sql``);
+  after ? sql`where (score < ${f8(after.score)} or (score = ${f8(after.score)} and id < ${after.id}::uuid))` : sql``;
 
 /** The tags of gigs the worker applied to, negotiated, or marked relevant: their history, most frequent first. */
 export async function historyTags(db: Executor, userId: string, limit = 20): Promise<string[]> {
-  const rows = await rowsOf<{ tag: string }>(db, sql`
+  const rows = await rowsOf<{ tag: string }>(
+    db,
+    sql`
     select t.tag from (
       select g.tags from applications a join gigs g on g.id = a.gig_id where a.worker_user_id = ${userId}::uuid
       union all
@@ -25,7 +27,8 @@ export async function historyTags(db: Executor, userId: string, limit = 20): Pro
       union all
       select g.tags from discovery_feedback f join gigs g on g.id = f.gig_id where f.user_id = ${userId}::uuid and f.signal = 'up'
     ) h cross join unnest(h.tags) as t(tag)
-    group by t.tag order by count(*) desc, t.tag limit ${limit}::int`);
+    group by t.tag order by count(*) desc, t.tag limit ${limit}::int`,
+  );
   return rows.map((r) => r.tag);
 }
 
@@ -41,11 +44,25 @@ export interface GigRecommendationPlan {
 }
 
 export interface RecommendedGigRow {
-  id: string; client_user_id: string | null; title: string; description: string; rate_cents: number | null;
-  compensation_type: CompensationType; compensation_min_cents: number | null; compensation_max_cents: number | null;
-  currency: string; tags: string[]; source: string; external_id: string | null; url: string | null;
-  posted_epoch: number; signal: FeedbackSignal | null;
-  profile_fit: number; history_fit: number | null; freshness: number; score: number;
+  id: string;
+  client_user_id: string | null;
+  title: string;
+  description: string;
+  rate_cents: number | null;
+  compensation_type: CompensationType;
+  compensation_min_cents: number | null;
+  compensation_max_cents: number | null;
+  currency: string;
+  tags: string[];
+  source: string;
+  external_id: string | null;
+  url: string | null;
+  posted_epoch: number;
+  signal: FeedbackSignal | null;
+  profile_fit: number;
+  history_fit: number | null;
+  freshness: number;
+  score: number;
 }
 
 /**
@@ -60,7 +77,10 @@ export async function recommendGigRows(db: Executor, plan: GigRecommendationPlan
   const fresh = sql`exp(${f8(-Math.LN2 / w.freshnessHalfLifeDays)} * greatest(0::float8, (${f8(plan.asOf.getTime() / 1000)} - date_part('epoch', g.posted_at)) / 86400))`;
   let sum = sql`${f8(w.profile)} * profile_fit`;
   let weight = w.profile;
-  if (history) { sum = sql`${sum} + ${f8(w.history)} * history_fit`; weight += w.history; }
+  if (history) {
+    sum = sql`${sum} + ${f8(w.history)} * history_fit`;
+    weight += w.history;
+  }
   sum = sql`${sum} + ${f8(w.freshness)} * freshness`;
   weight += w.freshness;
   const where: SQL[] = [
@@ -71,7 +91,9 @@ export async function recommendGigRows(db: Executor, plan: GigRecommendationPlan
     sql`not exists (select 1 from negotiations n where n.gig_id = g.id and n.worker_user_id = ${plan.userId}::uuid)`,
     sql`(fb.signal is null or fb.signal <> 'hide')`,
   ];
-  return rowsOf<RecommendedGigRow>(db, sql`
+  return rowsOf<RecommendedGigRow>(
+    db,
+    sql`
     with fb as (select gig_id, signal from discovery_feedback where user_id = ${plan.userId}::uuid),
     base as (
       select g.id, g.client_user_id, g.title, g.description, g.rate_cents, g.compensation_type, g.compensation_min_cents,
@@ -90,7 +112,8 @@ export async function recommendGigRows(db: Executor, plan: GigRecommendationPlan
     select id, client_user_id, title, description, rate_cents, compensation_type, compensation_min_cents,
       compensation_max_cents, currency, tags, source, external_id, url, posted_epoch, signal, profile_fit, history_fit,
       freshness, score
-    from scored ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int`);
+    from scored ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int`,
+  );
 }
 
 export interface WorkerRecommendationPlan {
@@ -104,8 +127,14 @@ export interface WorkerRecommendationPlan {
 }
 
 export interface RecommendedWorkerRow {
-  id: string; display_name: string; skills: string[]; github_login: string | null;
-  skills_fit: number; vouches: number; applied: boolean; score: number;
+  id: string;
+  display_name: string;
+  skills: string[];
+  github_login: string | null;
+  skills_fit: number;
+  vouches: number;
+  applied: boolean;
+  score: number;
 }
 
 /**
@@ -116,8 +145,13 @@ export async function recommendWorkerRows(db: Executor, plan: WorkerRecommendati
   const w = plan.weights;
   const forms = [...new Set(plan.gigTags.flat())];
   const n = plan.gigTags.length;
-  const covered = sql.join(plan.gigTags.map((f) => sql`(u.skills && ${textArray(f)})::int`), sql` + `);
-  return rowsOf<RecommendedWorkerRow>(db, sql`
+  const covered = sql.join(
+    plan.gigTags.map((f) => sql`(u.skills && ${textArray(f)})::int`),
+    sql` + `,
+  );
+  return rowsOf<RecommendedWorkerRow>(
+    db,
+    sql`
     with base as (
       select u.id, u.display_name, u.skills, u.github_login,
         (${covered})::float8 / ${f8(n)} as skills_fit,
@@ -132,5 +166,6 @@ export async function recommendWorkerRows(db: Executor, plan: WorkerRecommendati
         / ${f8(w.skills + w.vouches)} as score
       from base offset 0
     )
-    select * from scored ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int`);
+    select * from scored ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int`,
+  );
 }

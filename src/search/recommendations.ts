@@ -5,7 +5,11 @@
 import type { Db } from '../../db/client.ts';
 import { getUser } from '../../db/repositories/users.ts';
 import {
-  historyTags, recommendGigRows, recommendWorkerRows, type RecommendedGigRow, type RecommendedWorkerRow,
+  historyTags,
+  recommendGigRows,
+  recommendWorkerRows,
+  type RecommendedGigRow,
+  type RecommendedWorkerRow,
 } from './recommendations-sql.ts';
 import type { GigRecommendationWeights, WorkerRecommendationWeights } from './scoring.ts';
 import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
@@ -13,8 +17,12 @@ import { ageReason, feedbackReason } from './reasons.ts';
 import { skillForms } from './skills.ts';
 import { snippet } from './service.ts';
 
-
-export const GIG_RECOMMENDATION_WEIGHTS: GigRecommendationWeights = { profile: 0.6, history: 0.25, freshness: 0.15, freshnessHalfLifeDays: 30 };
+export const GIG_RECOMMENDATION_WEIGHTS: GigRecommendationWeights = {
+  profile: 0.6,
+  history: 0.25,
+  freshness: 0.15,
+  freshnessHalfLifeDays: 30,
+};
 /** vouches n count as n / (n + vouchesHalfPoint): 3 vouches are half of what vouches can add. */
 export const WORKER_RECOMMENDATION_WEIGHTS: WorkerRecommendationWeights = { skills: 0.75, vouches: 0.25, vouchesHalfPoint: 3 };
 
@@ -48,8 +56,13 @@ export async function recommendGigs(db: Db, userId: string, req: { limit: number
   }
   if (!skills.size) notices.push('recommended from your history only: add skills to your profile for better matches');
   const rows = await recommendGigRows(db, {
-    userId, profileForms: [...new Set([...skills.values()].flat())], historyTags: history,
-    weights: GIG_RECOMMENDATION_WEIGHTS, asOf, after: after ?? null, take: req.limit + 1,
+    userId,
+    profileForms: [...new Set([...skills.values()].flat())],
+    historyTags: history,
+    weights: GIG_RECOMMENDATION_WEIGHTS,
+    asOf,
+    after: after ?? null,
+    take: req.limit + 1,
   });
   const historySet = new Map(history.map((t) => [t, [t]]));
   const present = (r: RecommendedGigRow) => {
@@ -62,10 +75,20 @@ export async function recommendGigs(db: Db, userId: string, req: { limit: number
     const fb = feedbackReason(r.signal);
     if (fb) reasons.push(fb);
     return {
-      id: r.id, title: r.title, snippet: snippet(r.description), compensation_type: r.compensation_type,
-      rate_cents: r.rate_cents, compensation_min_cents: r.compensation_min_cents, compensation_max_cents: r.compensation_max_cents,
-      currency: r.currency, tags: r.tags, source: r.source, url: r.url, external_id: r.external_id,
-      client_user_id: r.client_user_id, status: 'open' as const,
+      id: r.id,
+      title: r.title,
+      snippet: snippet(r.description),
+      compensation_type: r.compensation_type,
+      rate_cents: r.rate_cents,
+      compensation_min_cents: r.compensation_min_cents,
+      compensation_max_cents: r.compensation_max_cents,
+      currency: r.currency,
+      tags: r.tags,
+      source: r.source,
+      url: r.url,
+      external_id: r.external_id,
+      client_user_id: r.client_user_id,
+      status: 'open' as const,
       posted_at: new Date(Math.round(r.posted_epoch * 1000)).toISOString(),
       score: round(r.score)!,
       score_components: { skills: round(r.profile_fit)!, history: round(r.history_fit), freshness: round(r.freshness)! },
@@ -78,7 +101,11 @@ export async function recommendGigs(db: Db, userId: string, req: { limit: number
 }
 
 /** Workers for the gig (the caller has been checked to be its client). */
-export async function recommendWorkers(db: Db, gig: { id: string; clientUserId: string; tags: string[] }, req: { limit: number; cursor?: string }) {
+export async function recommendWorkers(
+  db: Db,
+  gig: { id: string; clientUserId: string; tags: string[] },
+  req: { limit: number; cursor?: string },
+) {
   const print = fingerprint({ kind: 'workers-for-gig', gig: gig.id });
   const after = decodeRankedCursor(req.cursor, print);
   const notices: string[] = [];
@@ -88,8 +115,12 @@ export async function recommendWorkers(db: Db, gig: { id: string; clientUserId: 
   }
   const gigSkills = new Map(gig.tags.map((t) => [t, skillForms(t)]));
   const rows = await recommendWorkerRows(db, {
-    gigId: gig.id, clientUserId: gig.clientUserId, gigTags: [...gigSkills.values()],
-    weights: WORKER_RECOMMENDATION_WEIGHTS, after: after ?? null, take: req.limit + 1,
+    gigId: gig.id,
+    clientUserId: gig.clientUserId,
+    gigTags: [...gigSkills.values()],
+    weights: WORKER_RECOMMENDATION_WEIGHTS,
+    after: after ?? null,
+    take: req.limit + 1,
   });
   const present = (r: RecommendedWorkerRow) => {
     const has = covered(r.skills, gigSkills);
@@ -97,9 +128,18 @@ export async function recommendWorkers(db: Db, gig: { id: string; clientUserId: 
     if (r.vouches) reasons.push(`vouched for by ${r.vouches} ${r.vouches === 1 ? 'person' : 'people'}`);
     if (r.applied) reasons.push('already applied to this gig');
     return {
-      user_id: r.id, display_name: r.display_name, skills: r.skills, github_login: r.github_login,
-      vouch_count: r.vouches, applied: r.applied, score: round(r.score)!,
-      score_components: { skills: round(r.skills_fit)!, vouches: round(r.vouches / (r.vouches + WORKER_RECOMMENDATION_WEIGHTS.vouchesHalfPoint))!, reviews: reviewsComponent() },
+      user_id: r.id,
+      display_name: r.display_name,
+      skills: r.skills,
+      github_login: r.github_login,
+      vouch_count: r.vouches,
+      applied: r.applied,
+      score: round(r.score)!,
+      score_components: {
+        skills: round(r.skills_fit)!,
+        vouches: round(r.vouches / (r.vouches + WORKER_RECOMMENDATION_WEIGHTS.vouchesHalfPoint))!,
+        reviews: reviewsComponent(),
+      },
       match_reasons: reasons,
     };
   };

@@ -53,7 +53,11 @@ export function freshness(ageDays: number, w: RankingWeights): number {
 }
 
 /** The stated pay as a range: hourly rate or [min, max]; null when nothing is stated. */
-export function payRange(g: { rateCents: number | null; compensationMinCents: number | null; compensationMaxCents: number | null }): { low: number; high: number } | null {
+export function payRange(g: {
+  rateCents: number | null;
+  compensationMinCents: number | null;
+  compensationMaxCents: number | null;
+}): { low: number; high: number } | null {
   const low = g.compensationMinCents ?? g.rateCents ?? g.compensationMaxCents;
   const high = g.compensationMaxCents ?? g.rateCents ?? g.compensationMinCents;
   return low === null || high === null ? null : { low, high };
@@ -80,8 +84,14 @@ export interface StructuredParts {
 export function structuredScore(p: StructuredParts, w: RankingWeights): number {
   let sum = w.freshness * p.freshness;
   let weight = w.freshness;
-  if (p.skills !== null) { sum += w.skills * p.skills; weight += w.skills; }
-  if (p.compensation !== null) { sum += w.compensation * p.compensation; weight += w.compensation; }
+  if (p.skills !== null) {
+    sum += w.skills * p.skills;
+    weight += w.skills;
+  }
+  if (p.compensation !== null) {
+    sum += w.compensation * p.compensation;
+    weight += w.compensation;
+  }
   return weight > 0 ? sum / weight : 0;
 }
 
@@ -95,8 +105,14 @@ export interface Components {
 export function fuse(c: Components, w: RankingWeights): number {
   let sum = w.structured * c.structured;
   let weight = w.structured;
-  if (c.lexical !== null) { sum += w.lexical * c.lexical; weight += w.lexical; }
-  if (c.semantic !== null) { sum += w.semantic * c.semantic; weight += w.semantic; }
+  if (c.lexical !== null) {
+    sum += w.lexical * c.lexical;
+    weight += w.lexical;
+  }
+  if (c.semantic !== null) {
+    sum += w.semantic * c.semantic;
+    weight += w.semantic;
+  }
   return weight > 0 ? sum / weight : 0;
 }
 
@@ -121,6 +137,15 @@ export function reciprocalRankFusion(rankings: string[][], k = 60): Map<string, 
 }
 
 /** How a gig recommendation weighs the worker's profile, their history and freshness. */
-export interface GigRecommendationWeights { profile: number; history: number; freshness: number; freshnessHalfLifeDays: number }
+export interface GigRecommendationWeights {
+  profile: number;
+  history: number;
+  freshness: number;
+  freshnessHalfLifeDays: number;
+}
 /** How a worker recommendation weighs skills covered and vouches. */
-export interface WorkerRecommendationWeights { skills: number; vouches: number; vouchesHalfPoint: number }
+export interface WorkerRecommendationWeights {
+  skills: number;
+  vouches: number;
+  vouchesHalfPoint: number;
+}

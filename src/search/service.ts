@@ -9,12 +9,8 @@ import { searchGigRowsWithNeighbours, type RankedRow, type SearchPlan, type Sema
 import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
 import { embed, EmbeddingsError, queryKey } from './embeddings.ts';
 import { parseText, withoutCommonWords } from './query.ts';
-import {
-  ageReason, feedbackReason, payReason, semanticReason, skillsReason, textReasons,
-} from './reasons.ts';
-import {
-  applyFeedback, DEFAULT_WEIGHTS, fuse, lexicalScore, payRange, structuredScore, type RankingWeights,
-} from './scoring.ts';
+import { ageReason, feedbackReason, payReason, semanticReason, skillsReason, textReasons } from './reasons.ts';
+import { applyFeedback, DEFAULT_WEIGHTS, fuse, lexicalScore, payRange, structuredScore, type RankingWeights } from './scoring.ts';
 import { canonicalSkill, skillForms } from './skills.ts';
 import { commonness, tagVocabulary, usesPgvector } from './vocabulary.ts';
 
@@ -72,7 +68,10 @@ export function normalizeList(items: readonly string[] | undefined, lower = true
 }
 
 /** The query's embedding (cached by model and text), or why semantic ranking is off. */
-export async function querySemantic(ctx: SearchContext, q: string | null): Promise<{ input: SemanticInput | null; status: SemanticStatus }> {
+export async function querySemantic(
+  ctx: SearchContext,
+  q: string | null,
+): Promise<{ input: SemanticInput | null; status: SemanticStatus }> {
   const settings = ctx.config.embeddings;
   if (!settings) return { input: null, status: { used: false, reason: 'no embeddings endpoint configured', model: null } };
   const off = (reason: string) => ({ input: null, status: { used: false, reason, model: settings.model } });
@@ -89,7 +88,11 @@ export async function querySemantic(ctx: SearchContext, q: string | null): Promi
     await cacheQueryEmbedding(ctx.db, settings.model, key, vector!);
   }
   const input: SemanticInput = {
-    model: settings.model, dims: vector!.length, vector: vector!, neighbours: SEMANTIC_NEIGHBOURS, pgvector: await usesPgvector(ctx.db),
+    model: settings.model,
+    dims: vector!.length,
+    vector: vector!,
+    neighbours: SEMANTIC_NEIGHBOURS,
+    pgvector: await usesPgvector(ctx.db),
   };
   return { input, status: { used: true, reason: null, model: settings.model } };
 }
@@ -130,7 +133,11 @@ export function presentRanked(row: RankedRow, e: Explainer) {
     const r = skillsReason(covered, n);
     if (r) reasons.push(r);
   }
-  const range = payRange({ rateCents: row.rate_cents, compensationMinCents: row.compensation_min_cents, compensationMaxCents: row.compensation_max_cents });
+  const range = payRange({
+    rateCents: row.rate_cents,
+    compensationMinCents: row.compensation_min_cents,
+    compensationMaxCents: row.compensation_max_cents,
+  });
   if (e.minCompensationCents !== null && range) reasons.push(payReason(row.compensation_type, row.currency, range, e.minCompensationCents));
   if (components.semantic !== null) reasons.push(semanticReason(components.semantic));
   reasons.push(ageReason(ageDays));
@@ -153,7 +160,11 @@ export function presentRanked(row: RankedRow, e: Explainer) {
     status: 'open' as const,
     posted_at: new Date(Math.round(row.posted_epoch * 1000)).toISOString(),
     score: round(row.score)!,
-    score_components: { lexical: round(components.lexical), structured: round(components.structured)!, semantic: round(components.semantic) },
+    score_components: {
+      lexical: round(components.lexical),
+      structured: round(components.structured)!,
+      semantic: round(components.semantic),
+    },
     structured_components: { skills: round(parts.skills), compensation: round(parts.compensation), freshness: round(parts.freshness)! },
     feedback: row.signal,
     match_reasons: reasons,
@@ -165,11 +176,14 @@ export type RankedGig = ReturnType<typeof presentRanked>;
 /** The score scoring.ts gives a row: the SQL must agree (a test checks it). */
 export function expectedScore(row: RankedRow, e: Explainer): number {
   const n = e.requested.size;
-  const structured = structuredScore({
-    skills: row.skills_covered === null || !n ? null : row.skills_covered / n,
-    compensation: row.compensation_fit,
-    freshness: row.freshness,
-  }, e.weights);
+  const structured = structuredScore(
+    {
+      skills: row.skills_covered === null || !n ? null : row.skills_covered / n,
+      compensation: row.compensation_fit,
+      freshness: row.freshness,
+    },
+    e.weights,
+  );
   const lexical = row.lexical_rank === null ? null : lexicalScore(row.lexical_rank, e.weights);
   const semantic = row.semantic === null ? null : Math.max(0, row.semantic);
   return applyFeedback(fuse({ lexical, structured, semantic }, e.weights), row.signal);
@@ -194,10 +208,17 @@ export async function planSearch(ctx: SearchContext, userId: string, req: Search
   const minCompensationCents = req.minCompensationCents ?? null;
   const print = fingerprint({ q, tags, minCompensationCents, t: req.compensationType ?? null, c: req.currency ?? null, sources });
   const after = decodeRankedCursor(req.cursor, print);
-  const asOf = after ? new Date(after.asOf) : options.now ?? new Date();
+  const asOf = after ? new Date(after.asOf) : (options.now ?? new Date());
 
   const parsed = parseText(q, await tagVocabulary(ctx.db));
-  const text = withoutCommonWords(parsed, await commonness(ctx.db, parsed.pieces.flatMap((p) => (p.word ? [p.word] : []))), weights.commonShare);
+  const text = withoutCommonWords(
+    parsed,
+    await commonness(
+      ctx.db,
+      parsed.pieces.flatMap((p) => (p.word ? [p.word] : [])),
+    ),
+    weights.commonShare,
+  );
   const notices: string[] = [];
   if (q && text.websearch === null) {
     notices.push(`q has no searchable words ("${q.slice(0, 60)}"), so results are ranked by the filters and structured signals only`);
@@ -237,7 +258,12 @@ export async function planSearch(ctx: SearchContext, userId: string, req: Search
   return { plan, explainer, print, semantic: semantic.status, notices };
 }
 
-export async function searchGigs(ctx: SearchContext, userId: string, req: SearchRequest, options: SearchOptions = {}): Promise<SearchResult> {
+export async function searchGigs(
+  ctx: SearchContext,
+  userId: string,
+  req: SearchRequest,
+  options: SearchOptions = {},
+): Promise<SearchResult> {
   const { plan, explainer, print, semantic, notices } = await planSearch(ctx, userId, req, options);
   const rows = await searchGigRowsWithNeighbours(ctx.db, plan);
   const { kept, nextCursor } = rankedPage(rows, req.limit, print, plan.asOf.getTime());

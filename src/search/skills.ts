@@ -129,11 +129,11 @@ export function recognizeSkills(words: readonly string[], vocabulary: ReadonlySe
       if (used.slice(i, i + n).some(Boolean)) continue;
       const run = words.slice(i, i + n);
       if (n === 1 && ignorable(run[0]!)) continue;
-      if (n > 1 && (ignorable(run[0]!) && !GROUP_OF.has(tagForm(run.join(' '))))) continue;
+      if (n > 1 && ignorable(run[0]!) && !GROUP_OF.has(tagForm(run.join(' ')))) continue;
       const form = tagForm(run.join(' '));
       const joined = run.join('');
-      const known = GROUP_OF.has(form) || vocabulary.has(form) ? form
-        : n > 1 && (GROUP_OF.has(joined) || vocabulary.has(joined)) ? joined : undefined;
+      const known =
+        GROUP_OF.has(form) || vocabulary.has(form) ? form : n > 1 && (GROUP_OF.has(joined) || vocabulary.has(joined)) ? joined : undefined;
       if (!known) continue;
       add(known, run.join(' '), false);
       for (let k = i; k < i + n; k++) used[k] = true;
@@ -143,7 +143,10 @@ export function recognizeSkills(words: readonly string[], vocabulary: ReadonlySe
     const word = words[i]!;
     if (used[i] || word.length < 5 || ignorable(word) || !/^[a-z]+$/.test(word)) continue;
     const tag = typoCandidates(vocabulary).find((t) => isTypoOf(word, t));
-    if (tag) { add(tag, word, true); used[i] = true; }
+    if (tag) {
+      add(tag, word, true);
+      used[i] = true;
+    }
   }
   return [...found.values()];
 }

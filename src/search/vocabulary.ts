@@ -6,7 +6,11 @@ import { hasPgvector, openGigTags, wordShares } from '../../db/repositories/sear
 
 const TTL_MS = 30_000;
 
-interface Entry { tags: Set<string>; loadedAt: number; loading: Promise<Set<string>> | null }
+interface Entry {
+  tags: Set<string>;
+  loadedAt: number;
+  loading: Promise<Set<string>> | null;
+}
 const vocabularies = new WeakMap<Db, Entry>();
 
 async function load(db: Db): Promise<Set<string>> {
@@ -20,7 +24,10 @@ export async function tagVocabulary(db: Db, options: { fresh?: boolean } = {}): 
   const entry = vocabularies.get(db);
   if (!entry || options.fresh) return entry?.loading ?? load(db);
   if (Date.now() - entry.loadedAt > TTL_MS && !entry.loading) {
-    entry.loading = load(db).catch(() => { entry.loading = null; return entry.tags; });
+    entry.loading = load(db).catch(() => {
+      entry.loading = null;
+      return entry.tags;
+    });
   }
   return entry.tags;
 }
@@ -43,7 +50,10 @@ const shares = new WeakMap<Db, Map<string, { share: number; at: number }>>();
 /** Each word's share of gigs (see wordShares), remembered for ten minutes per database. */
 export async function commonness(db: Db, words: string[]): Promise<Map<string, number>> {
   let cache = shares.get(db);
-  if (!cache) { cache = new Map(); shares.set(db, cache); }
+  if (!cache) {
+    cache = new Map();
+    shares.set(db, cache);
+  }
   const now = Date.now();
   const missing = words.filter((w) => !((cache.get(w)?.at ?? -Infinity) > now - SHARE_TTL_MS));
   if (missing.length) {

@@ -18,7 +18,11 @@ type WithKeyCache = Db & Partial<Pick<Context, 'apiKeys'>>;
 async function storeNewKey(tx: Executor, userId: string, input: { id?: string; name: string; hostedAgentId?: string | null }) {
   const key = newApiKey();
   const row = await insertApiKey(tx, userId, {
-    id: input.id ?? newId(), name: input.name, hostedAgentId: input.hostedAgentId ?? null, keyHash: key.hash, keyPrefix: key.displayPrefix,
+    id: input.id ?? newId(),
+    name: input.name,
+    hostedAgentId: input.hostedAgentId ?? null,
+    keyHash: key.hash,
+    keyPrefix: key.displayPrefix,
   });
   return { row, secret: key.secret };
 }

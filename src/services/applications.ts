@@ -4,12 +4,19 @@ import type { Context } from '../context.ts';
 import { ApiError, conflict, forbidden, notFound, validationFailed } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
 import { actorOf, applicationTransitions, type ApplicationAction, type ApplicationStatus } from '../domain/application.ts';
-import { assertAcceptsApplications, assertAllowsShortlisting, assertClientOf, isClient, type GigStatus } from '../domain/gig.ts';
+import { assertAcceptsApplications, assertAllowsShortlisting, assertClientOf, isClient } from '../domain/gig.ts';
 import type { Executor } from '../../db/client.ts';
 import { findVisibleGig, type PageQuery } from '../../db/repositories/gigs.ts';
 import {
-  findApplicationForParty, findApplicationOfWorker, getApplicationStatus, insertApplication, listGigApplications,
-  listWorkerApplications, setApplicationStatus, type ApplicationRow, type ApplicationWithGig,
+  findApplicationForParty,
+  findApplicationOfWorker,
+  getApplicationStatus,
+  insertApplication,
+  listGigApplications,
+  listWorkerApplications,
+  setApplicationStatus,
+  type ApplicationRow,
+  type ApplicationWithGig,
 } from '../../db/repositories/applications.ts';
 import { getUser } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
@@ -18,7 +25,10 @@ import { applicationEvent } from './events.ts';
 type Db = Pick<Context, 'db'>;
 type ApplicationPage = PageQuery & { status?: ApplicationStatus };
 /** An application with the client of its gig (whom the API shows on it). */
-export interface ApplicationWithClient { application: ApplicationRow; clientUserId: string }
+export interface ApplicationWithClient {
+  application: ApplicationRow;
+  clientUserId: string;
+}
 
 /**
  * Moves the application from the status the decision was made on to the transition's target. Of
@@ -35,7 +45,12 @@ async function applyTransition(tx: Executor, a: ApplicationRow, clientUserId: st
   return updated;
 }
 
-export async function apply(ctx: Db, callerId: string, gigId: string, input: { message?: string; proposedRateCents?: number | null }): Promise<ApplicationWithClient> {
+export async function apply(
+  ctx: Db,
+  callerId: string,
+  gigId: string,
+  input: { message?: string; proposedRateCents?: number | null },
+): Promise<ApplicationWithClient> {
   return ctx.db.transaction(async (tx) => {
     const gig = await findVisibleGig(tx, callerId, gigId, 'share');
     if (!gig) throw notFound('gig');
@@ -69,7 +84,12 @@ export async function listForGig(ctx: Db, callerId: string, gigId: string, page:
  * The client shortlists a worker directly (an invitation, `created`), or, when the worker already
  * applied (perhaps a moment ago), shortlists that application.
  */
-export async function shortlistWorker(ctx: Db, callerId: string, gigId: string, workerId: string): Promise<ApplicationWithClient & { created: boolean }> {
+export async function shortlistWorker(
+  ctx: Db,
+  callerId: string,
+  gigId: string,
+  workerId: string,
+): Promise<ApplicationWithClient & { created: boolean }> {
   return ctx.db.transaction(async (tx) => {
     const gig = await findVisibleGig(tx, callerId, gigId, 'share');
     if (!gig) throw notFound('gig');
@@ -77,7 +97,13 @@ export async function shortlistWorker(ctx: Db, callerId: string, gigId: string, 
     if (workerId === callerId) throw validationFailed('body.worker_user_id', "is the gig's client; a client cannot shortlist themself");
     if (!(await getUser(tx, workerId))) throw notFound(`user ${workerId}`);
     assertAllowsShortlisting(gig.status);
-    const invited = await insertApplication(tx, { id: newId(), gigId: gig.id, workerUserId: workerId, origin: 'invitation', status: 'shortlisted' });
+    const invited = await insertApplication(tx, {
+      id: newId(),
+      gigId: gig.id,
+      workerUserId: workerId,
+      origin: 'invitation',
+      status: 'shortlisted',
+    });
     if (invited) {
       await applicationEvent(tx, 'application.shortlisted', invited, callerId, callerId);
       return { application: invited, clientUserId: callerId, created: true };
@@ -100,13 +126,19 @@ export async function getApplication(ctx: Db, callerId: string, applicationId: s
 }
 
 /** shortlist, reject, withdraw: the same steps, by the party each action belongs to. */
-export async function changeStatus(ctx: Db, callerId: string, applicationId: string, action: ApplicationAction): Promise<ApplicationWithClient> {
+export async function changeStatus(
+  ctx: Db,
+  callerId: string,
+  applicationId: string,
+  action: ApplicationAction,
+): Promise<ApplicationWithClient> {
   return ctx.db.transaction(async (tx) => {
     // The gig's row is share-locked so that its status holds until this change commits.
     const a = await findApplicationForParty(tx, callerId, applicationId, true);
     if (!a) throw notFound('application');
     const role = a.workerUserId === callerId ? 'worker' : 'client';
-    if (role !== actorOf[action]) throw forbidden(`only the ${actorOf[action] === 'client' ? "gig's client" : 'worker'} can ${action} an application`);
+    if (role !== actorOf[action])
+      throw forbidden(`only the ${actorOf[action] === 'client' ? "gig's client" : 'worker'} can ${action} an application`);
     if (action === 'shortlist') assertAllowsShortlisting(a.gigStatus);
     return { application: await applyTransition(tx, a, a.clientUserId, action, callerId), clientUserId: a.clientUserId };
   });

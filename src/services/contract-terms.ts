@@ -11,7 +11,13 @@ import { contractEvent } from './events.ts';
 /** When a round leaves payout_delay_days open, the contract uses this (within the 3..10 allowed). */
 export const DEFAULT_PAYOUT_DELAY_DAYS = 7;
 
-export async function createOrUpdateContractFromRound(tx: Executor, negotiation: NegotiationRow, round: RoundRow, actorUserId: string, approvalTtlMs: number) {
+export async function createOrUpdateContractFromRound(
+  tx: Executor,
+  negotiation: NegotiationRow,
+  round: RoundRow,
+  actorUserId: string,
+  approvalTtlMs: number,
+) {
   const terms = {
     roundId: round.id,
     rateCents: round.rateCents,
@@ -42,7 +48,12 @@ export async function createOrUpdateContractFromRound(tx: Executor, negotiation:
     });
     eventType = 'contract.created';
   }
-  await contractsRepo.replaceMilestones(tx, contract.id, round.currency, round.milestones.map((m) => ({ ...m, id: newId() })));
+  await contractsRepo.replaceMilestones(
+    tx,
+    contract.id,
+    round.currency,
+    round.milestones.map((m) => ({ ...m, id: newId() })),
+  );
   await contractEvent(tx, eventType, contract, actorUserId);
   return contract;
 }

@@ -20,7 +20,6 @@ export function move(contract: ContractRow, action: ContractAction) {
   return transition(contractTransitions, 'contract', contract.status, action);
 }
 
-
 /** The worker's provider account, created on first need (idempotent at the provider). */
 async function ensureWorkerAccount(ctx: Context, workerUserId: string) {
   const existing = await accountsRepo.getPaymentAccount(ctx.db, workerUserId, ctx.payments.name);
@@ -74,7 +73,11 @@ export async function approve(ctx: Context, callerId: string, contractId: string
     if ((role === 'client' ? contract.clientApprovedAt : contract.workerApprovedAt) !== null) {
       throw conflict(`you already approved this contract as its ${role}`);
     }
-    let updated = await contractsRepo.updateContract(tx, contract.id, role === 'client' ? { clientApprovedAt: new Date() } : { workerApprovedAt: new Date() });
+    let updated = await contractsRepo.updateContract(
+      tx,
+      contract.id,
+      role === 'client' ? { clientApprovedAt: new Date() } : { workerApprovedAt: new Date() },
+    );
     await contractEvent(tx, step.event, updated, callerId);
     if (!updated.clientApprovedAt || !updated.workerApprovedAt) return { contract: updated, final: false, expired: false };
     const kyc = move(updated, 'complete_approval');
@@ -92,7 +95,7 @@ export async function approve(ctx: Context, callerId: string, contractId: string
   let connectUrl: string | null = null;
   if (role === 'worker' && result.final && result.contract.status === 'pending_freelancer_kyc') {
     // The other party approved between our read and our lock: make the link now.
-    connectUrl = preparedLink ?? await linkAfterTheFact(ctx, result.contract);
+    connectUrl = preparedLink ?? (await linkAfterTheFact(ctx, result.contract));
   }
   return { contract: result.contract, connectUrl };
 }
@@ -100,7 +103,11 @@ export async function approve(ctx: Context, callerId: string, contractId: string
 /** An approval names the terms it is for: revised and agreed again since, it is refused. */
 function requireSeenRevision(contract: ContractRow, revisionCount: number | undefined): void {
   if (revisionCount === undefined || revisionCount === contract.revisionCount) return;
-  throw new ApiError('INVALID_STATE', `the contract was revised since revision_count ${revisionCount}: it is at ${contract.revisionCount}, with terms your owner has not approved; show them the current terms first`);
+  throw new ApiError(
+    'INVALID_STATE',
+    `the contract was revised since revision_count ${revisionCount}: it is at ${contract.revisionCount}, ` +
+      'with terms your owner has not approved; show them the current terms first',
+  );
 }
 
 /** Best effort: the approval stands; the worker can always fetch a link with GET connect-link. */
@@ -119,7 +126,8 @@ export async function revise(ctx: Context, callerId: string, contractId: string,
     return await reviseLocked(ctx, callerId, contractId, notes);
   } catch (err) {
     // Only a race can get here (starting a negotiation checks for a revisable contract first).
-    if (isUniqueViolation(err, 'negotiations_open_key')) throw conflict('another negotiation between these parties on this gig is open: cancel it first');
+    if (isUniqueViolation(err, 'negotiations_open_key'))
+      throw conflict('another negotiation between these parties on this gig is open: cancel it first');
     throw err;
   }
 }
@@ -141,10 +149,15 @@ async function reviseLocked(ctx: Context, callerId: string, contractId: string, 
     const { negotiation, contract } = await lockPair(tx, callerId, contractId);
     const step = move(contract, 'revise');
     const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
-    if (milestones.some((m) => m.status !== 'pending')) throw new ApiError('INVALID_STATE', 'a milestone of this contract is already funded; it cannot be revised');
+    if (milestones.some((m) => m.status !== 'pending'))
+      throw new ApiError('INVALID_STATE', 'a milestone of this contract is already funded; it cannot be revised');
     const updated = await contractsRepo.updateContract(tx, contract.id, {
-      status: step.to, revisionNotes: notes, revisionCount: contract.revisionCount + 1,
-      clientApprovedAt: null, workerApprovedAt: null, approvalDeadline: null,
+      status: step.to,
+      revisionNotes: notes,
+      revisionCount: contract.revisionCount + 1,
+      clientApprovedAt: null,
+      workerApprovedAt: null,
+      approvalDeadline: null,
     });
     await contractEvent(tx, step.event, updated, callerId);
     const reopen = transition(negotiationTransitions, 'negotiation', negotiation.status, 'reopen');
@@ -174,7 +187,10 @@ export async function connectLink(ctx: Context, callerId: string, contractId: st
   if (!contract) throw notFound('contract');
   requireRole(contract, callerId, 'worker', 'fetch the onboarding link');
   if (contract.status !== 'pending_freelancer_kyc') {
-    throw new ApiError('INVALID_STATE', `the onboarding link is only available while the contract is pending_freelancer_kyc; it is ${contract.status}`);
+    throw new ApiError(
+      'INVALID_STATE',
+      `the onboarding link is only available while the contract is pending_freelancer_kyc; it is ${contract.status}`,
+    );
   }
   const account = await ensureWorkerAccount(ctx, contract.workerUserId);
   return { url: await onboardingLink(ctx, account.accountId, contract.id), accountId: account.accountId };
@@ -234,8 +250,15 @@ export async function getContract(ctx: Pick<Context, 'db'>, callerId: string, co
 }
 
 /** The caller's contracts, newest first: `rows` holds limit + 1 (for paging), `present` shows one with its milestones. */
-export async function listContracts(ctx: Pick<Context, 'db'>, callerId: string, filter: { status?: ContractStatus; limit: number; beforeId?: string }) {
+export async function listContracts(
+  ctx: Pick<Context, 'db'>,
+  callerId: string,
+  filter: { status?: ContractStatus; limit: number; beforeId?: string },
+) {
   const rows = await contractsRepo.listContractsForParty(ctx.db, callerId, filter);
-  const milestones = await contractsRepo.listMilestones(ctx.db, rows.slice(0, filter.limit).map((c) => c.id));
+  const milestones = await contractsRepo.listMilestones(
+    ctx.db,
+    rows.slice(0, filter.limit).map((c) => c.id),
+  );
   return { rows, present: (c: ContractRow) => presentContract(c, milestones) };
 }

@@ -20,7 +20,11 @@ export async function recommendWorkersForGig(ctx: Db, callerId: string, gigId: s
 }
 
 /** Records (or, with `clear`, forgets) the caller's signal on a gig they can see. */
-export async function sendFeedback(ctx: Db, callerId: string, input: { gigId: string; signal: FeedbackSignal | 'clear'; context: 'search' | 'recommendation' | null }) {
+export async function sendFeedback(
+  ctx: Db,
+  callerId: string,
+  input: { gigId: string; signal: FeedbackSignal | 'clear'; context: 'search' | 'recommendation' | null },
+) {
   const gig = await findVisibleGig(ctx.db, callerId, input.gigId);
   if (!gig) throw notFound('gig');
   if (input.signal === 'clear') {
@@ -30,5 +34,10 @@ export async function sendFeedback(ctx: Db, callerId: string, input: { gigId: st
   const row = await upsertFeedback(ctx.db, callerId, input.gigId, input.signal, input.context).catch((err: unknown) => {
     throw isForeignKeyViolation(err, 'discovery_feedback_gig_id_gigs_id_fk') ? notFound('gig') : err; // deleted meanwhile
   });
-  return { gig_id: row.gigId, signal: row.signal, context: row.context as 'search' | 'recommendation' | null, updated_at: row.updatedAt.toISOString() };
+  return {
+    gig_id: row.gigId,
+    signal: row.signal,
+    context: row.context as 'search' | 'recommendation' | null,
+    updated_at: row.updatedAt.toISOString(),
+  };
 }

@@ -22,7 +22,15 @@ import { newId } from '../ids.ts';
 
 type Actor = string | null;
 
-function record(tx: Executor, type: EventType, resourceType: string, resourceId: string, actorUserId: Actor, audienceUserIds: string[], data: unknown) {
+function record(
+  tx: Executor,
+  type: EventType,
+  resourceType: string,
+  resourceId: string,
+  actorUserId: Actor,
+  audienceUserIds: string[],
+  data: unknown,
+) {
   return recordEvent(tx, { id: newId(), type, resourceType, resourceId, actorUserId, audienceUserIds, data });
 }
 
@@ -33,7 +41,15 @@ export function gigEvent(tx: Executor, type: EventType, gig: GigRow, actorUserId
 
 /** An application event goes to the worker and the gig's client. */
 export function applicationEvent(tx: Executor, type: EventType, application: ApplicationRow, clientUserId: string, actorUserId: Actor) {
-  return record(tx, type, 'application', application.id, actorUserId, [application.workerUserId, clientUserId], presentApplication(application, clientUserId));
+  return record(
+    tx,
+    type,
+    'application',
+    application.id,
+    actorUserId,
+    [application.workerUserId, clientUserId],
+    presentApplication(application, clientUserId),
+  );
 }
 
 /** A profile event goes to its owner, with the profile as the owner sees it. */
@@ -53,13 +69,23 @@ export async function contractEvent(tx: Executor, type: EventType, contract: Con
 }
 
 /** A milestone event goes to both parties of its contract; `extra` adds e.g. a failure reason. */
-export async function milestoneEvent(tx: Executor, type: EventType, contract: ContractRow, milestone: MilestoneRow, actorUserId: Actor, extra: Record<string, unknown> = {}) {
+export async function milestoneEvent(
+  tx: Executor,
+  type: EventType,
+  contract: ContractRow,
+  milestone: MilestoneRow,
+  actorUserId: Actor,
+  extra: Record<string, unknown> = {},
+) {
   await record(tx, type, 'milestone', milestone.id, actorUserId, audience(contract), { ...presentMilestone(milestone), ...extra });
 }
 
 /** A negotiation event, with the negotiation as the API shows it (no contact details: both parties read events). */
 export async function negotiationEvent(tx: Executor, type: EventType, negotiation: NegotiationRow, actorUserId: string) {
-  const [rounds, contract] = await Promise.all([negotiationsRepo.listRounds(tx, [negotiation.id]), contractsRepo.getContractByNegotiation(tx, negotiation.id)]);
+  const [rounds, contract] = await Promise.all([
+    negotiationsRepo.listRounds(tx, [negotiation.id]),
+    contractsRepo.getContractByNegotiation(tx, negotiation.id),
+  ]);
   const data = presentNegotiation(negotiation, rounds, { contractId: contract?.id ?? null, contractRoundId: contract?.roundId ?? null });
   await record(tx, type, 'negotiation', negotiation.id, actorUserId, audience(negotiation), data);
 }

@@ -3,12 +3,25 @@
 import type { Context } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import {
-  assertClientOf, assertEditable, checkCompensationRange, defaultCompensationType, normalizeTags, statusChange,
+  assertClientOf,
+  assertEditable,
+  checkCompensationRange,
+  defaultCompensationType,
+  normalizeTags,
+  statusChange,
   type GigStatus,
 } from '../domain/gig.ts';
 import {
-  applicantIds, deleteClientGig, findVisibleGig, insertGig, listClientGigs, listVisibleGigs, updateClientGig,
-  type GigFields, type GigRow, type PageQuery,
+  applicantIds,
+  deleteClientGig,
+  findVisibleGig,
+  insertGig,
+  listClientGigs,
+  listVisibleGigs,
+  updateClientGig,
+  type GigFields,
+  type GigRow,
+  type PageQuery,
 } from '../../db/repositories/gigs.ts';
 import { isRestrictedDelete } from '../../db/errors.ts';
 import { newId } from '../ids.ts';
@@ -68,11 +81,13 @@ export async function getGig(ctx: Pick<Context, 'db'>, callerId: string, gigId: 
 }
 
 /** The caller's own gigs (`mine`), in any status or one; else the gigs in `status` (open by default) anyone may see. */
-export async function listGigs(ctx: Pick<Context, 'db'>, callerId: string, query: PageQuery & { mine: boolean; status?: GigStatus }): Promise<GigRow[]> {
+export async function listGigs(
+  ctx: Pick<Context, 'db'>,
+  callerId: string,
+  query: PageQuery & { mine: boolean; status?: GigStatus },
+): Promise<GigRow[]> {
   const { mine, ...page } = query;
-  return mine
-    ? listClientGigs(ctx.db, callerId, page)
-    : listVisibleGigs(ctx.db, callerId, { ...page, status: query.status ?? 'open' });
+  return mine ? listClientGigs(ctx.db, callerId, page) : listVisibleGigs(ctx.db, callerId, { ...page, status: query.status ?? 'open' });
 }
 
 /**
@@ -80,7 +95,11 @@ export async function listGigs(ctx: Pick<Context, 'db'>, callerId: string, query
  * the other, each to the latest state. `fields` holds only what was sent.
  */
 export async function updateGig(
-  ctx: Pick<Context, 'db' | 'config' | 'jobs'>, callerId: string, gigId: string, changes: GigFields, targetStatus?: GigStatus,
+  ctx: Pick<Context, 'db' | 'config' | 'jobs'>,
+  callerId: string,
+  gigId: string,
+  changes: GigFields,
+  targetStatus?: GigStatus,
 ): Promise<GigRow> {
   const fields = normalized(changes);
   const fieldsChanged = Object.keys(fields).length > 0;

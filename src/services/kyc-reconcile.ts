@@ -10,9 +10,16 @@ import { workerVerified } from './contracts.ts';
 /** How long a contract waits for the webhook before the provider is asked. */
 export const KYC_WEBHOOK_GRACE_MS = 2 * 60_000;
 
-export interface KycReconcileResult { checked: number; activated: number; failed: number }
+export interface KycReconcileResult {
+  checked: number;
+  activated: number;
+  failed: number;
+}
 
-export async function reconcileKyc(ctx: Pick<Context, 'db' | 'payments' | 'log'>, options: { now?: Date; batch?: number } = {}): Promise<KycReconcileResult> {
+export async function reconcileKyc(
+  ctx: Pick<Context, 'db' | 'payments' | 'log'>,
+  options: { now?: Date; batch?: number } = {},
+): Promise<KycReconcileResult> {
   const result: KycReconcileResult = { checked: 0, activated: 0, failed: 0 };
   // The sandbox verifies through its own pages, in the request: nothing to miss, nothing to ask.
   if (ctx.payments.name === 'sandbox') return result;
@@ -24,7 +31,8 @@ export async function reconcileKyc(ctx: Pick<Context, 'db' | 'payments' | 'log'>
       if (!verified && !(await ctx.payments.getAccount(accountId)).verified) continue;
       const activated = await ctx.db.transaction((tx) => workerVerified(tx, ctx.payments.name, accountId));
       result.activated += activated.length;
-      if (activated.length) ctx.log.warn({ accountId, contracts: activated.map((c) => c.id) }, 'KYC reconciled: contracts activated without their webhook');
+      if (activated.length)
+        ctx.log.warn({ accountId, contracts: activated.map((c) => c.id) }, 'KYC reconciled: contracts activated without their webhook');
     } catch (err) {
       result.failed++;
       ctx.log.error({ err, accountId }, 'KYC reconciliation could not check an account; it is asked again next time');

@@ -11,13 +11,11 @@ import { ApiError, notFound } from '../errors.ts';
 import { PaymentProviderError } from '../payments/provider.ts';
 import { transition } from '../domain/state-machine.ts';
 import { milestoneTransitions, type MilestoneAction } from '../domain/milestone.ts';
-import { presentMilestone } from '../presenters/contracts.ts';
-import { audience, requireRole } from '../domain/parties.ts';
+import { requireRole } from '../domain/parties.ts';
 import { move as moveContract } from './contracts.ts';
 import { contractEvent, milestoneEvent } from './events.ts';
 import type { Context } from '../context.ts';
-import { enqueueInTransaction, PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../../jobs/queues.ts';
-
+import { enqueueInTransaction, PAYOUT_QUEUE } from '../../jobs/queues.ts';
 
 function move(milestone: MilestoneRow, action: MilestoneAction) {
   return transition(milestoneTransitions, 'milestone', milestone.status, action);
@@ -27,7 +25,8 @@ async function clientContract(ctx: Context, callerId: string, contractId: string
   const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
   if (!contract) throw notFound('contract');
   requireRole(contract, callerId, 'client', action);
-  if (contract.status !== 'active') throw new ApiError('INVALID_STATE', `cannot ${action} while the contract is ${contract.status}; it must be active`);
+  if (contract.status !== 'active')
+    throw new ApiError('INVALID_STATE', `cannot ${action} while the contract is ${contract.status}; it must be active`);
   return contract;
 }
 
@@ -54,9 +53,13 @@ export async function fund(ctx: Context, callerId: string, contractId: string, m
       return { milestone, clientSecret: milestone.clientSecret, paymentId: milestone.paymentId };
     }
     const step = move(milestone, payment ? 'fund' : 'fund_free');
-    const updated = await contractsRepo.updateMilestone(tx, milestone.id, payment
-      ? { status: step.to, paymentId: payment.paymentId, clientSecret: payment.clientSecret }
-      : { status: step.to, fundedAt: new Date() });
+    const updated = await contractsRepo.updateMilestone(
+      tx,
+      milestone.id,
+      payment
+        ? { status: step.to, paymentId: payment.paymentId, clientSecret: payment.clientSecret }
+        : { status: step.to, fundedAt: new Date() },
+    );
     await milestoneEvent(tx, step.event, contract, updated, callerId);
     return { milestone: updated, clientSecret: updated.clientSecret, paymentId: updated.paymentId };
   });
@@ -107,14 +110,19 @@ async function lockByPayment(tx: Executor, paymentId: string) {
  * milestone's (say, edited at the provider) funds nothing: it is recorded as
  * milestone.payment_mismatch for the parties and the operator to settle.
  */
-export async function paymentSucceeded(tx: Executor, input: { paymentId: string; amountCents: number; currency: string }): Promise<boolean> {
+export async function paymentSucceeded(
+  tx: Executor,
+  input: { paymentId: string; amountCents: number; currency: string },
+): Promise<boolean> {
   const locked = await lockByPayment(tx, input.paymentId);
   if (!locked) return false;
   const { contract, milestone } = locked;
   if (milestone.status !== 'funding') return true;
   if (milestone.amountCents !== input.amountCents || milestone.currency.toUpperCase() !== input.currency.toUpperCase()) {
     await milestoneEvent(tx, 'milestone.payment_mismatch', contract, milestone, null, {
-      payment_id: input.paymentId, received_amount_cents: input.amountCents, received_currency: input.currency.toUpperCase(),
+      payment_id: input.paymentId,
+      received_amount_cents: input.amountCents,
+      received_currency: input.currency.toUpperCase(),
     });
     return true;
   }
@@ -153,7 +161,8 @@ export async function release(ctx: Context, callerId: string, contractId: string
   await clientContract(ctx, callerId, contractId, 'release a milestone');
   return ctx.db.transaction(async (tx) => {
     const contract = await contractsRepo.lockContract(tx, contractId);
-    if (contract!.status !== 'active') throw new ApiError('INVALID_STATE', `cannot release a milestone while the contract is ${contract!.status}`);
+    if (contract!.status !== 'active')
+      throw new ApiError('INVALID_STATE', `cannot release a milestone while the contract is ${contract!.status}`);
     const milestone = await contractsRepo.lockMilestone(tx, contractId, milestoneId);
     if (!milestone) throw notFound('milestone');
     const step = move(milestone, 'release');
@@ -161,11 +170,17 @@ export async function release(ctx: Context, callerId: string, contractId: string
     const payoutDueAt = new Date(releasedAt.getTime() + contract!.payoutDelayDays * ctx.config.payoutDaySeconds * 1000);
     const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, releasedAt, payoutDueAt });
     await milestoneEvent(tx, step.event, contract!, updated, callerId);
-    await enqueueInTransaction(ctx.jobs, tx, PAYOUT_QUEUE, { milestone_id: milestone.id }, {
-      startAfter: payoutDueAt,
-      singletonKey: milestone.id,
-      ...payoutRetries(ctx.config.payoutDaySeconds),
-    });
+    await enqueueInTransaction(
+      ctx.jobs,
+      tx,
+      PAYOUT_QUEUE,
+      { milestone_id: milestone.id },
+      {
+        startAfter: payoutDueAt,
+        singletonKey: milestone.id,
+        ...payoutRetries(ctx.config.payoutDaySeconds),
+      },
+    );
     let finalContract = contract!;
     const all = await contractsRepo.listMilestones(tx, [contractId]);
     if (all.every((m) => m.status === 'released' || m.status === 'paid')) {
@@ -185,10 +200,14 @@ export async function payout(ctx: Pick<Context, 'db' | 'payments'>, milestoneId:
   let transferId: string | null = null;
   if (milestone.amountCents > 0) {
     const account = await accountsRepo.getPaymentAccount(ctx.db, contract.workerUserId, ctx.payments.name);
-    if (!account) throw new Error(`worker ${contract.workerUserId} has no ${ctx.payments.name} account for payout of milestone ${milestone.id}`);
+    if (!account)
+      throw new Error(`worker ${contract.workerUserId} has no ${ctx.payments.name} account for payout of milestone ${milestone.id}`);
     ({ transferId } = await ctx.payments.createTransfer({
-      milestoneId: milestone.id, amountCents: milestone.amountCents, currency: milestone.currency,
-      destinationAccountId: account.accountId, paymentId: milestone.paymentId ?? undefined,
+      milestoneId: milestone.id,
+      amountCents: milestone.amountCents,
+      currency: milestone.currency,
+      destinationAccountId: account.accountId,
+      paymentId: milestone.paymentId ?? undefined,
     }));
   }
   await ctx.db.transaction(async (tx) => {
@@ -213,7 +232,8 @@ export async function payoutGaveUp(ctx: Pick<Context, 'db'>, milestoneId: string
     if (!locked || locked.status !== 'released') return false;
     const step = move(locked, 'payout_failed');
     await milestoneEvent(tx, step.event, found.contract, locked, null, {
-      failure_reason: 'the transfer to the worker failed on every retry; the payout is still owed and will be sent again once the cause is fixed',
+      failure_reason:
+        'the transfer to the worker failed on every retry; the payout is still owed and will be sent again once the cause is fixed',
     });
     return true;
   });

@@ -14,7 +14,11 @@ import { createOrUpdateContractFromRound } from './contract-terms.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { contractEvent, negotiationEvent } from './events.ts';
 import {
-  findContractOnGig, getContractByNegotiation, listContractIdsByNegotiation, lockContractByNegotiation, updateContract,
+  findContractOnGig,
+  getContractByNegotiation,
+  listContractIdsByNegotiation,
+  lockContractByNegotiation,
+  updateContract,
 } from '../../db/repositories/contracts.ts';
 import { getUser } from '../../db/repositories/users.ts';
 import { presentNegotiation } from '../presenters/negotiations.ts';
@@ -29,7 +33,6 @@ export interface StartInput {
   /** The first round, for POST /api/negotiate. */
   firstRound?: ProposedTerms;
 }
-
 
 function move(negotiation: NegotiationRow, action: NegotiationAction) {
   return transition(negotiationTransitions, 'negotiation', negotiation.status, action);
@@ -48,15 +51,25 @@ export async function startNegotiation(ctx: Pick<Context, 'db'>, callerId: strin
       }
       const application = await negotiationsRepo.applicationStatus(tx, gig.id, input.workerUserId);
       if (application !== 'shortlisted') {
-        throw new ApiError('INVALID_STATE', `the worker must be shortlisted for this gig (their application is ${application ?? 'absent'})`);
+        throw new ApiError(
+          'INVALID_STATE',
+          `the worker must be shortlisted for this gig (their application is ${application ?? 'absent'})`,
+        );
       }
       // A contract not yet binding can still be revised, which re-opens its negotiation: a second
       // negotiation beside it would then be a second open one (and two contracts for one deal).
       const unsettled = await findContractOnGig(tx, gig.id, input.workerUserId, REVISABLE);
       if (unsettled) {
-        throw conflict(`the contract ${unsettled.id} with this worker on this gig is ${unsettled.status}: revise or cancel it instead of starting over`);
+        throw conflict(
+          `the contract ${unsettled.id} with this worker on this gig is ${unsettled.status}: revise or cancel it instead of starting over`,
+        );
       }
-      const negotiation = await negotiationsRepo.insertNegotiation(tx, { id: newId(), gigId: gig.id, clientUserId: callerId, workerUserId: input.workerUserId });
+      const negotiation = await negotiationsRepo.insertNegotiation(tx, {
+        id: newId(),
+        gigId: gig.id,
+        clientUserId: callerId,
+        workerUserId: input.workerUserId,
+      });
       await negotiationEvent(tx, 'negotiation.created', negotiation, callerId);
       if (input.firstRound) {
         const terms = { ...input.firstRound, currency: input.firstRound.currency ?? gig.currency };
@@ -88,7 +101,14 @@ export async function proposeRound(ctx: Pick<Context, 'db'>, callerId: string, n
     }
     const gig = await negotiationsRepo.getGigHeader(tx, negotiation.gigId);
     const number = (latest?.number ?? 0) + 1;
-    const round = await negotiationsRepo.insertRound(tx, newId(), negotiation.id, number, { userId: callerId, role }, { ...terms, currency: terms.currency ?? latest?.currency ?? gig!.currency });
+    const round = await negotiationsRepo.insertRound(
+      tx,
+      newId(),
+      negotiation.id,
+      number,
+      { userId: callerId, role },
+      { ...terms, currency: terms.currency ?? latest?.currency ?? gig!.currency },
+    );
     const updated = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, 'open');
     await negotiationEvent(tx, 'negotiation.round_created', updated, callerId);
     return { negotiation: updated, round };
@@ -108,7 +128,10 @@ export async function agree(ctx: Pick<Context, 'db' | 'config'>, callerId: strin
       throw new ApiError('INVALID_STATE', `round ${latest.number} was already agreed and then revised: propose new terms first`);
     }
     if (latest.proposerRole === role) {
-      throw new ApiError('INVALID_STATE', `you proposed round ${latest.number}; the ${role === 'client' ? 'worker' : 'client'} must agree to it`);
+      throw new ApiError(
+        'INVALID_STATE',
+        `you proposed round ${latest.number}; the ${role === 'client' ? 'worker' : 'client'} must agree to it`,
+      );
     }
     if (latest.milestones.length === 0) {
       throw new ApiError('INVALID_STATE', `round ${latest.number} has no milestones; propose a round with at least one milestone`);
@@ -142,7 +165,8 @@ export async function shareContact(ctx: Pick<Context, 'db'>, callerId: string, n
   return ctx.db.transaction(async (tx) => {
     const negotiation = await negotiationsRepo.lockNegotiationForParty(tx, callerId, negotiationId);
     if (!negotiation) throw notFound('negotiation');
-    if (negotiation.status === 'cancelled') throw new ApiError('INVALID_STATE', 'cannot share contact details on a negotiation that is cancelled');
+    if (negotiation.status === 'cancelled')
+      throw new ApiError('INVALID_STATE', 'cannot share contact details on a negotiation that is cancelled');
     const role = roleOf(negotiation, callerId);
     const already = role === 'client' ? negotiation.clientContactSharedAt : negotiation.workerContactSharedAt;
     if (already) return negotiation; // sharing twice changes nothing and costs nothing
@@ -162,9 +186,11 @@ export async function negotiationView(ctx: Pick<Context, 'db'>, callerId: string
   const role = roleOf(negotiation, callerId);
   const counterpartShared = role === 'client' ? negotiation.workerContactSharedAt : negotiation.clientContactSharedAt;
   const counterpartId = role === 'client' ? negotiation.workerUserId : negotiation.clientUserId;
-  const counterpartContact = counterpartShared ? (await getUser(ctx.db, counterpartId))?.contactDetails ?? null : null;
+  const counterpartContact = counterpartShared ? ((await getUser(ctx.db, counterpartId))?.contactDetails ?? null) : null;
   return presentNegotiation(negotiation, rounds, {
-    contractId: contract?.id ?? null, contractRoundId: contract?.roundId ?? null, viewer: { role, counterpartContact },
+    contractId: contract?.id ?? null,
+    contractRoundId: contract?.roundId ?? null,
+    viewer: { role, counterpartContact },
   });
 }
 
@@ -180,7 +206,9 @@ export async function getNegotiation(ctx: Pick<Context, 'db'>, callerId: string,
  * one of the first `limit` as lists do (without contact details: fetch one negotiation to see them).
  */
 export async function listNegotiations(
-  ctx: Pick<Context, 'db'>, callerId: string, filter: { status?: NegotiationStatus; gigId?: string; limit: number; beforeId?: string },
+  ctx: Pick<Context, 'db'>,
+  callerId: string,
+  filter: { status?: NegotiationStatus; gigId?: string; limit: number; beforeId?: string },
 ) {
   const rows = await negotiationsRepo.listNegotiationsForParty(ctx.db, callerId, filter);
   const ids = rows.slice(0, filter.limit).map((n) => n.id);

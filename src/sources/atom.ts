@@ -28,7 +28,7 @@ export function parseAtom(text: string, url: string): RawItem[] {
     const e = isObject(entry) ? entry : {};
     const title = atomText(e.title);
     const content = atomText(e.content);
-    const body = content.html ?? content.text ? content : atomText(e.summary);
+    const body = (content.html ?? content.text) ? content : atomText(e.summary);
     return {
       id: textOf(e.id),
       title: title.html ?? title.text,

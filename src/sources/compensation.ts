@@ -20,11 +20,48 @@ export interface ParseOptions {
 }
 
 const SYMBOLS: Record<string, string> = {
-  'US$': 'USD', 'A$': 'AUD', 'AU$': 'AUD', 'C$': 'CAD', 'CA$': 'CAD', 'NZ$': 'NZD', 'S$': 'SGD',
-  'HK$': 'HKD', 'R$': 'BRL', '$': 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW',
+  US$: 'USD',
+  A$: 'AUD',
+  AU$: 'AUD',
+  C$: 'CAD',
+  CA$: 'CAD',
+  NZ$: 'NZD',
+  S$: 'SGD',
+  HK$: 'HKD',
+  R$: 'BRL',
+  $: 'USD',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  '₩': 'KRW',
 };
 const DOLLARS = new Set(['USD', 'AUD', 'CAD', 'NZD', 'SGD', 'HKD']);
-const CODES = ['USD', 'EUR', 'GBP', 'CAD', 'AUD', 'NZD', 'CHF', 'JPY', 'INR', 'SGD', 'HKD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'BRL', 'MXN', 'ZAR', 'KRW', 'CNY', 'USDC', 'USDT'];
+const CODES = [
+  'USD',
+  'EUR',
+  'GBP',
+  'CAD',
+  'AUD',
+  'NZD',
+  'CHF',
+  'JPY',
+  'INR',
+  'SGD',
+  'HKD',
+  'SEK',
+  'NOK',
+  'DKK',
+  'PLN',
+  'CZK',
+  'BRL',
+  'MXN',
+  'ZAR',
+  'KRW',
+  'CNY',
+  'USDC',
+  'USDT',
+];
 /** Currencies without minor units: their amounts are stored as is. */
 const ZERO_DECIMAL = new Set(['JPY', 'KRW']);
 /** Stablecoins are paid as dollars. */
@@ -33,7 +70,10 @@ const CODE_ALIASES: Record<string, string> = { USDC: 'USD', USDT: 'USD' };
 const MAX_CENTS = 100_000_000;
 
 const esc = (s: string) => s.replace(/[$]/g, '\\$');
-const SYM = `(?:${Object.keys(SYMBOLS).sort((a, b) => b.length - a.length).map(esc).join('|')})`;
+const SYM = `(?:${Object.keys(SYMBOLS)
+  .sort((a, b) => b.length - a.length)
+  .map(esc)
+  .join('|')})`;
 const CODE = `(?:${CODES.join('|')})`;
 // 2,000 / 2,000.50 / 2.000 / 2.000,50 / 2000 / 2000.5 — then an optional k or m multiplier.
 const NUM = String.raw`(?:\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+(?:[.,]\d{1,2})?)(?!\d)`;
@@ -42,7 +82,10 @@ const AMOUNT = `(${NUM})(${MULT})`;
 const SEP = String.raw`\s*(?:-|–|—|to)\s*`;
 
 // A currency then an amount ("$80", "USD 5k"), or an amount then a currency ("500 €", "5k EUR").
-const MONEY = new RegExp(String.raw`(?<![A-Za-z0-9])(?:(${SYM})\s?|(${CODE})\s?)${AMOUNT}|(?<![A-Za-z0-9.,$€£¥₹₩])${AMOUNT}\s?(?:(${SYM})|(${CODE})(?![A-Za-z]))`, 'gi');
+const MONEY = new RegExp(
+  String.raw`(?<![A-Za-z0-9])(?:(${SYM})\s?|(${CODE})\s?)${AMOUNT}|(?<![A-Za-z0-9.,$€£¥₹₩])${AMOUNT}\s?(?:(${SYM})|(${CODE})(?![A-Za-z]))`,
+  'gi',
+);
 // After a mention: "-80", " to $80", "–100k".
 const UPPER_AFTER = new RegExp(String.raw`^${SEP}(?:${SYM}\s?)?${AMOUNT}(?:\s?${CODE}(?![A-Za-z]))?`, 'i');
 // Before a suffixed mention ("60-80 USD"): "60-".
@@ -60,10 +103,18 @@ const WORDS: [RegExp, Kind][] = [
   [/\bbount(?:y|ies)\b|\breward\b/i, 'bounty'],
   [/\bhourly\b|\bper hour\b/i, 'hourly'],
   [/\bfixed\b|\bflat\b|\bbudget\b|\bone[- ]?time\b|\bper project\b|\bin total\b/i, 'fixed'],
-  [/\bsalary\b|\bannual(?:ly)?\b|\byearly\b|\bmonthly\b|\bweekly\b|\bdaily\b|\bday rate\b|\bp\.a\.|\bper (?:year|annum|month|week|day)\b/i, 'periodic'],
+  [
+    /\bsalary\b|\bannual(?:ly)?\b|\byearly\b|\bmonthly\b|\bweekly\b|\bdaily\b|\bday rate\b|\bp\.a\.|\bper (?:year|annum|month|week|day)\b/i,
+    'periodic',
+  ],
 ];
 
-interface Mention { currency: string; min: number; max: number; kind: Kind | undefined }
+interface Mention {
+  currency: string;
+  min: number;
+  max: number;
+  kind: Kind | undefined;
+}
 
 function amount(num: string, mult: string): number {
   let n: string;
@@ -89,7 +140,10 @@ function kindAround(before: string, after: string): Kind | undefined {
   // The words up to the end of the clause after the amount, then those just before it.
   const tail = after.slice(0, 40).split(/[\n;]|\.\s|\s[-–|]\s/)[0]!;
   for (const [re, kind] of WORDS) if (re.test(tail)) return kind;
-  const head = before.slice(-40).split(/[\n;]|\.\s/).pop()!;
+  const head = before
+    .slice(-40)
+    .split(/[\n;]|\.\s/)
+    .pop()!;
   for (const [re, kind] of WORDS) if (re.test(head)) return kind;
   return undefined;
 }
@@ -152,8 +206,7 @@ function cents(value: number, currency: string): number {
  * leave the type `unknown` but still tell the currency.
  */
 export function parseCompensation(text: string, options: ParseOptions = {}): Compensation {
-  const all = mentions(text, options.defaultCurrency)
-    .filter((m) => m.min > 0 && cents(m.max, m.currency) <= MAX_CENTS);
+  const all = mentions(text, options.defaultCurrency).filter((m) => m.min > 0 && cents(m.max, m.currency) <= MAX_CENTS);
   const chosen = all.find((m) => m.kind && m.kind !== 'periodic') ?? all.find((m) => !m.kind);
   if (!chosen) return { type: 'unknown', minCents: null, maxCents: null, currency: all[0]?.currency };
   return {

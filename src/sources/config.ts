@@ -51,7 +51,11 @@ function optionalString(entry: Json, key: string, where: string): string | undef
 
 function httpUrl(raw: string, where: string): string {
   let url: URL;
-  try { url = new URL(raw); } catch { fail(where, `"url" must be an absolute http(s) URL, got "${raw}"`); }
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(where, `"url" must be an absolute http(s) URL, got "${raw}"`);
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(where, `"url" must be http or https, got "${raw}"`);
   return url.toString();
 }
@@ -74,7 +78,12 @@ function parseSource(entry: unknown, index: number, file: string): SourceConfig 
   const allowed = github ? [...COMMON_KEYS, ...GITHUB_KEYS] : COMMON_KEYS;
   for (const key of Object.keys(e)) {
     if (!allowed.includes(key)) {
-      fail(where, GITHUB_KEYS.includes(key) ? `"${key}" applies to github_issues sources only` : `unknown field "${key}" (allowed: ${allowed.join(', ')})`);
+      fail(
+        where,
+        GITHUB_KEYS.includes(key)
+          ? `"${key}" applies to github_issues sources only`
+          : `unknown field "${key}" (allowed: ${allowed.join(', ')})`,
+      );
     }
   }
   const rawUrl = optionalString(e, 'url', where) ?? (github ? DEFAULT_GITHUB_API : fail(where, '"url" is required'));

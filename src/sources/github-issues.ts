@@ -10,7 +10,10 @@ import type { RawItem } from './mapper.ts';
 export const GITHUB_API_VERSION = '2022-11-28';
 const PER_PAGE = 100;
 
-export interface GithubRead { items: RawItem[]; complete: boolean }
+export interface GithubRead {
+  items: RawItem[];
+  complete: boolean;
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -44,7 +47,12 @@ function toRawItem(issue: Record<string, unknown>): RawItem {
 }
 
 /** `warn` hears of what makes the sync weaker than configured (no token, a partial listing). */
-export async function readGithubIssues(source: SourceConfig, limits: FetchLimits, env: NodeJS.ProcessEnv, warn: (message: string) => void): Promise<GithubRead> {
+export async function readGithubIssues(
+  source: SourceConfig,
+  limits: FetchLimits,
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): Promise<GithubRead> {
   const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': GITHUB_API_VERSION };
   if (source.tokenEnv) {
     const token = env[source.tokenEnv];

@@ -1,7 +1,3 @@
-// From an item as a feed gives it to a row of the gigs table, the same way for every format:
-// HTML to text, tags normalized like native gigs, compensation read from the text, and the checks
-// that make an item unusable (no id, no title, no http(s) url).
-import type { CompensationType } from '../domain/gig.ts';
 import { normalizeTags } from '../domain/gig.ts';
 import { parseCompensation } from './compensation.ts';
 import type { ExternalGig } from '../../db/repositories/external-gigs.ts';
@@ -41,9 +37,29 @@ const MAX_URL = 2000;
 export class ItemError extends Error {}
 
 const ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', rsquo: '’', lsquo: '‘', rdquo: '”',
-  ldquo: '“', ndash: '–', mdash: '—', hellip: '…', euro: '€', pound: '£', yen: '¥', cent: '¢',
-  copy: '©', reg: '®', trade: '™', bull: '•', middot: '·', times: '×',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  rsquo: '’',
+  lsquo: '‘',
+  rdquo: '”',
+  ldquo: '“',
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  bull: '•',
+  middot: '·',
+  times: '×',
 };
 
 export function decodeEntities(text: string): string {
@@ -86,7 +102,9 @@ function clip(text: string, max: number): string {
 /** Like native gigs (trimmed, lowercased, deduplicated), and within their limits: longer ones are dropped. */
 export function normalizeExternalTags(tags: unknown[]): string[] {
   const strings = tags.filter((t): t is string => typeof t === 'string').map((t) => decodeEntities(t).replace(/\s+/g, ' '));
-  return normalizeTags(strings).filter((t) => t.length > 0 && t.length <= MAX_TAG_LENGTH).slice(0, MAX_TAGS);
+  return normalizeTags(strings)
+    .filter((t) => t.length > 0 && t.length <= MAX_TAG_LENGTH)
+    .slice(0, MAX_TAGS);
 }
 
 function externalId(raw: unknown): string {
@@ -99,7 +117,11 @@ function externalId(raw: unknown): string {
 function itemUrl(raw: unknown, base: string): string {
   if (typeof raw !== 'string' || !raw.trim()) throw new ItemError('no url');
   let url: URL;
-  try { url = new URL(raw.trim(), base); } catch { throw new ItemError(`url "${raw}" is not a URL`); }
+  try {
+    url = new URL(raw.trim(), base);
+  } catch {
+    throw new ItemError(`url "${raw}" is not a URL`);
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ItemError(`url "${raw}" is not http(s)`);
   if (url.href.length > MAX_URL) throw new ItemError(`url longer than ${MAX_URL} characters`);
   return url.href;
@@ -117,9 +139,8 @@ export function toExternalGig(item: RawItem, options: MapOptions): ExternalGig {
   const id = externalId(item.id);
   const title = clip(htmlToText(typeof item.title === 'string' ? item.title : '').replace(/\s+/g, ' '), MAX_TITLE);
   if (!title) throw new ItemError('no title');
-  const description = typeof item.html === 'string' && item.html.trim()
-    ? htmlToText(item.html)
-    : typeof item.text === 'string' ? tidy(item.text) : '';
+  const description =
+    typeof item.html === 'string' && item.html.trim() ? htmlToText(item.html) : typeof item.text === 'string' ? tidy(item.text) : '';
   const pay = parseCompensation(`${title}\n${description}`, { defaultCurrency: options.defaultCurrency, bareType: options.bareType });
   return {
     externalId: id,

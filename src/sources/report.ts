@@ -10,21 +10,37 @@ export function describeSource(s: SourceConfig, counts: { open: number; closed: 
 
 export function presentSource(s: SourceConfig, counts: { open: number; closed: number } | undefined) {
   return {
-    name: s.name, kind: s.kind, url: s.url, schedule: s.schedule, enabled: s.enabled,
-    default_currency: s.defaultCurrency, query: s.query ?? null, token_env: s.tokenEnv ?? null,
-    open_gigs: counts?.open ?? 0, closed_gigs: counts?.closed ?? 0,
+    name: s.name,
+    kind: s.kind,
+    url: s.url,
+    schedule: s.schedule,
+    enabled: s.enabled,
+    default_currency: s.defaultCurrency,
+    query: s.query ?? null,
+    token_env: s.tokenEnv ?? null,
+    open_gigs: counts?.open ?? 0,
+    closed_gigs: counts?.closed ?? 0,
   };
 }
 
 export function describeResult(r: SyncResult): string {
   if (!r.ok) return `${r.source}: FAILED, nothing changed: ${r.error}`;
   const skipped = r.skipped ? ` (${r.skipped} skipped)` : '';
-  return `${r.source}: ${r.fetched} ${r.fetched === 1 ? 'item' : 'items'}${skipped}; ${r.inserted} new, ${r.updated} updated (${r.reopened} reopened), ${r.unchanged} unchanged, ${r.closed} closed`;
+  const counts = `${r.inserted} new, ${r.updated} updated (${r.reopened} reopened), ${r.unchanged} unchanged, ${r.closed} closed`;
+  return `${r.source}: ${r.fetched} ${r.fetched === 1 ? 'item' : 'items'}${skipped}; ${counts}`;
 }
 
 export function presentResult(r: SyncResult) {
   return {
-    source: r.source, ok: r.ok, error: r.error ?? null, fetched: r.fetched, skipped: r.skipped,
-    inserted: r.inserted, updated: r.updated, reopened: r.reopened, unchanged: r.unchanged, closed: r.closed,
+    source: r.source,
+    ok: r.ok,
+    error: r.error ?? null,
+    fetched: r.fetched,
+    skipped: r.skipped,
+    inserted: r.inserted,
+    updated: r.updated,
+    reopened: r.reopened,
+    unchanged: r.unchanged,
+    closed: r.closed,
   };
 }

@@ -39,7 +39,10 @@ export interface SyncResult extends ApplyCounts {
   skipped: number;
 }
 
-interface Listing { items: RawItem[]; complete: boolean }
+interface Listing {
+  items: RawItem[];
+  complete: boolean;
+}
 
 const ACCEPT: Record<string, string> = {
   json_feed: 'application/feed+json, application/json;q=0.9, */*;q=0.1',
@@ -76,7 +79,8 @@ function mapItems(source: SourceConfig, raw: RawItem[], log: SyncLog): { gigs: E
       skipped++;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).trim() : '';
       if (id) keepIds.add(id);
-      if (skipped <= LOGGED_SKIPS) log.warn({ source: source.name, item: index, id: id || undefined, reason: (err as Error).message }, 'external item skipped');
+      if (skipped <= LOGGED_SKIPS)
+        log.warn({ source: source.name, item: index, id: id || undefined, reason: (err as Error).message }, 'external item skipped');
     }
   });
   if (skipped > LOGGED_SKIPS) log.warn({ source: source.name, skipped }, `${skipped - LOGGED_SKIPS} more external items skipped`);
@@ -84,7 +88,17 @@ function mapItems(source: SourceConfig, raw: RawItem[], log: SyncLog): { gigs: E
 }
 
 export async function syncSource(deps: SyncDeps, source: SourceConfig): Promise<SyncResult> {
-  const result: SyncResult = { source: source.name, ok: false, fetched: 0, skipped: 0, inserted: 0, updated: 0, reopened: 0, unchanged: 0, closed: 0 };
+  const result: SyncResult = {
+    source: source.name,
+    ok: false,
+    fetched: 0,
+    skipped: 0,
+    inserted: 0,
+    updated: 0,
+    reopened: 0,
+    unchanged: 0,
+    closed: 0,
+  };
   const fail = (error: string): SyncResult => {
     deps.log.error({ source: source.name, kind: source.kind, err: error }, 'source sync failed; the source is skipped this time');
     return { ...result, error };
@@ -103,7 +117,11 @@ export async function syncSource(deps: SyncDeps, source: SourceConfig): Promise<
   try {
     const counts = await deps.db.transaction(async (tx) => {
       await lockSource(tx, source.name);
-      const applied = await applyExternalGigs(tx, source.name, mapped.gigs, { closeMissing: listing.complete, keepIds: mapped.keepIds, newId });
+      const applied = await applyExternalGigs(tx, source.name, mapped.gigs, {
+        closeMissing: listing.complete,
+        keepIds: mapped.keepIds,
+        newId,
+      });
       if (deps.afterWrite && applied.changedIds.length) await deps.afterWrite(tx, applied.changedIds);
       return applied;
     });

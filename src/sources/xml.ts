@@ -59,7 +59,10 @@ export function deepText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.map(deepText).join(' ');
   if (value && typeof value === 'object') {
-    return Object.entries(value as XmlNode).filter(([k]) => !k.startsWith('@_')).map(([, v]) => deepText(v)).join(' ');
+    return Object.entries(value as XmlNode)
+      .filter(([k]) => !k.startsWith('@_'))
+      .map(([, v]) => deepText(v))
+      .join(' ');
   }
   return '';
 }

@@ -58,14 +58,21 @@ export async function startFakeEmbeddings(options: { dims?: number; model?: stri
       return send(404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
     }
     let body: { model?: unknown; input?: unknown };
-    try { body = JSON.parse(await readBody(req)); } catch { return send(400, { error: { message: 'invalid JSON', type: 'invalid_request_error' } }); }
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch {
+      return send(400, { error: { message: 'invalid JSON', type: 'invalid_request_error' } });
+    }
     const input = typeof body.input === 'string' ? [body.input] : body.input;
     if (typeof body.model !== 'string' || !Array.isArray(input) || !input.every((i) => typeof i === 'string')) {
       return send(400, { error: { message: "'model' and 'input' are required", type: 'invalid_request_error' } });
     }
     requests.push({ model: body.model, input: input as string[], authorization: req.headers.authorization });
     if (failure === 'error') return send(500, { error: { message: 'The server had an error', type: 'server_error' } });
-    if (failure === 'timeout') { hanging.add(res); return; }
+    if (failure === 'timeout') {
+      hanging.add(res);
+      return;
+    }
     if (failure === 'malformed') return send(200, { object: 'list', data: [{ object: 'embedding', index: 0 }] });
     send(200, {
       object: 'list',
@@ -79,7 +86,9 @@ export async function startFakeEmbeddings(options: { dims?: number; model?: stri
     url,
     dims,
     env: { EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: model, EMBEDDINGS_API_KEY: 'sk-fake', EMBEDDINGS_TIMEOUT_MS: '500' },
-    fail(mode) { failure = mode; },
+    fail(mode) {
+      failure = mode;
+    },
     requests,
     vector: (text) => hashedBagOfWords(text, dims),
     async close() {

@@ -54,7 +54,8 @@ export async function startFakeFeeds(): Promise<FakeFeeds> {
     if (github.requireToken && req.headers.authorization !== `Bearer ${github.requireToken}`) {
       return json(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
     }
-    if (!url.searchParams.get('q')) return json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }] });
+    if (!url.searchParams.get('q'))
+      return json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }] });
     const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30), 100, github.pageSize);
     const page = Number(url.searchParams.get('page') ?? 1);
     const last = Math.max(1, Math.ceil(github.issues.length / perPage));
@@ -67,11 +68,15 @@ export async function startFakeFeeds(): Promise<FakeFeeds> {
     const links: string[] = [];
     if (page < last) links.push(`<${pageUrl(page + 1)}>; rel="next"`, `<${pageUrl(last)}>; rel="last"`);
     if (page > 1) links.push(`<${pageUrl(page - 1)}>; rel="prev"`, `<${pageUrl(1)}>; rel="first"`);
-    json(200, {
-      total_count: github.issues.length,
-      incomplete_results: github.incompleteResults,
-      items: github.issues.slice((page - 1) * perPage, page * perPage),
-    }, links.length ? { link: links.join(', ') } : {});
+    json(
+      200,
+      {
+        total_count: github.issues.length,
+        incomplete_results: github.incompleteResults,
+        items: github.issues.slice((page - 1) * perPage, page * perPage),
+      },
+      links.length ? { link: links.join(', ') } : {},
+    );
   }
 
   const server = http.createServer((req, res) => {
@@ -80,7 +85,8 @@ export async function startFakeFeeds(): Promise<FakeFeeds> {
     if (req.method === 'GET' && url.pathname === '/search/issues') return searchIssues(url, req, res);
     const route = routes.get(url.pathname);
     if (!route) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    const send = () => res.writeHead(route.status ?? 200, { 'content-type': route.contentType ?? 'application/octet-stream' }).end(route.body);
+    const send = () =>
+      res.writeHead(route.status ?? 200, { 'content-type': route.contentType ?? 'application/octet-stream' }).end(route.body);
     if (route.delayMs) setTimeout(send, route.delayMs);
     else send();
   });
@@ -88,7 +94,9 @@ export async function startFakeFeeds(): Promise<FakeFeeds> {
 
   return {
     url: base,
-    serve(p, route) { routes.set(p, route); },
+    serve(p, route) {
+      routes.set(p, route);
+    },
     github,
     requests,
     close: () => closeServer(server),

@@ -7,9 +7,17 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { readBody, listenLocal, closeServer } from './local-server.ts';
 
-export interface FakeGithubUser { id: number; login: string; name: string | null }
+export interface FakeGithubUser {
+  id: number;
+  login: string;
+  name: string | null;
+}
 
-interface Grant { clientId: string; redirectUri: string; user: FakeGithubUser }
+interface Grant {
+  clientId: string;
+  redirectUri: string;
+  user: FakeGithubUser;
+}
 
 export interface FakeGithub {
   url: string;
@@ -85,15 +93,27 @@ export async function startFakeGithub(): Promise<FakeGithub> {
         const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
         if (basic) [id, secret] = Buffer.from(basic[1]!, 'base64').toString().split(':').map(decodeURIComponent);
         if (id !== clientId || secret !== clientSecret) {
-          return tokenReply(req, res, { error: 'incorrect_client_credentials', error_description: 'The client_id and/or client_secret passed are incorrect.', error_uri: DOCS });
+          return tokenReply(req, res, {
+            error: 'incorrect_client_credentials',
+            error_description: 'The client_id and/or client_secret passed are incorrect.',
+            error_uri: DOCS,
+          });
         }
         const grant = body.code ? codes.get(body.code) : undefined;
         if (!grant) {
-          return tokenReply(req, res, { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.', error_uri: DOCS });
+          return tokenReply(req, res, {
+            error: 'bad_verification_code',
+            error_description: 'The code passed is incorrect or expired.',
+            error_uri: DOCS,
+          });
         }
         codes.delete(body.code!); // single use
         if (body.redirect_uri && body.redirect_uri !== grant.redirectUri) {
-          return tokenReply(req, res, { error: 'redirect_uri_mismatch', error_description: 'The redirect_uri MUST match the registered callback URL for this application.', error_uri: DOCS });
+          return tokenReply(req, res, {
+            error: 'redirect_uri_mismatch',
+            error_description: 'The redirect_uri MUST match the registered callback URL for this application.',
+            error_uri: DOCS,
+          });
         }
         const accessToken = `gho_${randomBytes(18).toString('hex')}`;
         tokens.set(accessToken, grant.user);
@@ -102,7 +122,9 @@ export async function startFakeGithub(): Promise<FakeGithub> {
 
       if (req.method === 'GET' && url.pathname === '/user') {
         if (!req.headers['user-agent']) {
-          res.writeHead(403, { 'content-type': 'text/plain' }).end('Request forbidden by administrative rules. Please make sure your request has a User-Agent header.');
+          res
+            .writeHead(403, { 'content-type': 'text/plain' })
+            .end('Request forbidden by administrative rules. Please make sure your request has a User-Agent header.');
           return;
         }
         const auth = /^(?:Bearer|token)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -148,8 +170,12 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       GITHUB_TOKEN_URL: `${url}/login/oauth/access_token`,
       GITHUB_API_URL: url,
     },
-    signInAs(next) { user = next; },
-    denyNext() { deny = true; },
+    signInAs(next) {
+      user = next;
+    },
+    denyNext() {
+      deny = true;
+    },
     requests,
     close: () => closeServer(server),
   };

@@ -55,7 +55,10 @@ export function parseForm(body: string): Params {
       const last = i === path.length - 1;
       const nextIsIndex = !last && /^\d*$/.test(path[i + 1]!);
       const key = part === '' && Array.isArray(node) ? String(node.length) : part;
-      if (last) { node[key] = value; return; }
+      if (last) {
+        node[key] = value;
+        return;
+      }
       node[key] ??= nextIsIndex ? [] : {};
       node = node[key] as Record<string, unknown>;
     });
@@ -64,31 +67,69 @@ export function parseForm(body: string): Params {
 }
 
 /** JSON with sorted keys, to compare two requests' parameters. */
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, val) =>
-  val && typeof val === 'object' && !Array.isArray(val)
-    ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => a.localeCompare(b)))
-    : val);
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, val) =>
+    val && typeof val === 'object' && !Array.isArray(val)
+      ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => a.localeCompare(b)))
+      : val,
+  );
 
 const invalid = (message: string, extra: Partial<StripeErrorBody> = {}) =>
   new StripeHttpError(400, { type: 'invalid_request_error', message, ...extra });
 const missingParam = (param: string) => invalid(`Missing required param: ${param}.`, { code: 'parameter_missing', param });
 const noSuch = (what: string, id: string, param?: string) =>
-  new StripeHttpError(404, { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}: '${id}'`, ...(param ? { param } : {}) });
+  new StripeHttpError(404, {
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message: `No such ${what}: '${id}'`,
+    ...(param ? { param } : {}),
+  });
 
 const defaultErrors: Record<number, StripeErrorBody> = {
   400: { type: 'invalid_request_error', message: 'Invalid request.' },
   402: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
   429: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' },
-  500: { type: 'api_error', message: 'Something went wrong on Stripe\'s end.' },
+  500: { type: 'api_error', message: "Something went wrong on Stripe's end." },
 };
 
 const allowed: Record<string, string[]> = {
-  '/v1/accounts': ['type', 'country', 'email', 'capabilities', 'metadata', 'business_type', 'business_profile', 'controller',
-    'tos_acceptance', 'settings', 'default_currency', 'individual', 'company', 'external_account'],
+  '/v1/accounts': [
+    'type',
+    'country',
+    'email',
+    'capabilities',
+    'metadata',
+    'business_type',
+    'business_profile',
+    'controller',
+    'tos_acceptance',
+    'settings',
+    'default_currency',
+    'individual',
+    'company',
+    'external_account',
+  ],
   '/v1/account_links': ['account', 'refresh_url', 'return_url', 'type', 'collect', 'collection_options'],
-  '/v1/payment_intents': ['amount', 'currency', 'description', 'metadata', 'automatic_payment_methods', 'transfer_group',
-    'customer', 'payment_method', 'payment_method_types', 'confirm', 'capture_method', 'receipt_email', 'on_behalf_of',
-    'statement_descriptor', 'statement_descriptor_suffix', 'transfer_data', 'application_fee_amount', 'setup_future_usage'],
+  '/v1/payment_intents': [
+    'amount',
+    'currency',
+    'description',
+    'metadata',
+    'automatic_payment_methods',
+    'transfer_group',
+    'customer',
+    'payment_method',
+    'payment_method_types',
+    'confirm',
+    'capture_method',
+    'receipt_email',
+    'on_behalf_of',
+    'statement_descriptor',
+    'statement_descriptor_suffix',
+    'transfer_data',
+    'application_fee_amount',
+    'setup_future_usage',
+  ],
   '/v1/transfers': ['amount', 'currency', 'destination', 'description', 'metadata', 'source_transaction', 'transfer_group', 'source_type'],
 };
 
@@ -119,10 +160,25 @@ function currencyParam(params: Params): string {
 const metadataParam = (params: Params): Record<string, string> =>
   (params.metadata && typeof params.metadata === 'object' ? params.metadata : {}) as Record<string, string>;
 
-interface Rule { match: string | undefined; used: boolean }
-interface FailRule extends Rule { status: number; error: StripeErrorBody }
-interface DelayRule extends Rule { ms: number }
-interface Stored { method: string; path: string; params: string; status: number; body: Json; requestId: string }
+interface Rule {
+  match: string | undefined;
+  used: boolean;
+}
+interface FailRule extends Rule {
+  status: number;
+  error: StripeErrorBody;
+}
+interface DelayRule extends Rule {
+  ms: number;
+}
+interface Stored {
+  method: string;
+  path: string;
+  params: string;
+  status: number;
+  body: Json;
+  requestId: string;
+}
 
 export interface FakeStripe {
   /** http://127.0.0.1:<port>, for STRIPE_API_BASE. */
@@ -179,10 +235,17 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     if (header.startsWith('Bearer ')) key = header.slice(7);
     else if (header.startsWith('Basic ')) key = Buffer.from(header.slice(6), 'base64').toString().split(':')[0] ?? '';
     if (!key) {
-      throw new StripeHttpError(401, { type: 'invalid_request_error', message: 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. \'Authorization: Bearer YOUR_SECRET_KEY\').' });
+      throw new StripeHttpError(401, {
+        type: 'invalid_request_error',
+        message:
+          "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+      });
     }
     if (key !== secretKey) {
-      throw new StripeHttpError(401, { type: 'invalid_request_error', message: `Invalid API Key provided: ${key.slice(0, 8)}****${key.slice(-4)}` });
+      throw new StripeHttpError(401, {
+        type: 'invalid_request_error',
+        message: `Invalid API Key provided: ${key.slice(0, 8)}****${key.slice(-4)}`,
+      });
     }
   }
 
@@ -197,16 +260,37 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     const id = `acct_${token(16)}`;
     const requested = (params.capabilities ?? {}) as Record<string, { requested?: string }>;
     const account: Json = {
-      id, object: 'account', type: params.type ?? 'custom', email: params.email ?? null, country: params.country ?? 'US',
-      default_currency: 'usd', created: now(), business_type: params.business_type ?? null, business_profile: {},
-      capabilities: Object.fromEntries(Object.entries(requested).filter(([, c]) => c.requested === 'true').map(([name]) => [name, 'inactive'])),
-      charges_enabled: false, payouts_enabled: false, details_submitted: false,
+      id,
+      object: 'account',
+      type: params.type ?? 'custom',
+      email: params.email ?? null,
+      country: params.country ?? 'US',
+      default_currency: 'usd',
+      created: now(),
+      business_type: params.business_type ?? null,
+      business_profile: {},
+      capabilities: Object.fromEntries(
+        Object.entries(requested)
+          .filter(([, c]) => c.requested === 'true')
+          .map(([name]) => [name, 'inactive']),
+      ),
+      charges_enabled: false,
+      payouts_enabled: false,
+      details_submitted: false,
       requirements: {
-        alternatives: [], current_deadline: null, currently_due: ['business_type', 'external_account', 'tos_acceptance.date', 'tos_acceptance.ip'],
-        disabled_reason: 'requirements.past_due', errors: [], eventually_due: ['business_type', 'external_account'], past_due: [], pending_verification: [],
+        alternatives: [],
+        current_deadline: null,
+        currently_due: ['business_type', 'external_account', 'tos_acceptance.date', 'tos_acceptance.ip'],
+        disabled_reason: 'requirements.past_due',
+        errors: [],
+        eventually_due: ['business_type', 'external_account'],
+        past_due: [],
+        pending_verification: [],
       },
       external_accounts: { object: 'list', data: [], has_more: false, total_count: 0, url: `/v1/accounts/${id}/external_accounts` },
-      metadata: metadataParam(params), settings: {}, tos_acceptance: { date: null },
+      metadata: metadataParam(params),
+      settings: {},
+      tos_acceptance: { date: null },
     };
     accounts.set(id, account);
     return account;
@@ -217,13 +301,17 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     if (!params.account) throw missingParam('account');
     if (!params.type) throw missingParam('type');
     if (!['account_onboarding', 'account_update'].includes(String(params.type))) throw invalid('Invalid type', { param: 'type' });
-    if (!accounts.has(String(params.account))) throw invalid(`No such account: '${params.account}'`, { code: 'resource_missing', param: 'account' });
+    if (!accounts.has(String(params.account)))
+      throw invalid(`No such account: '${params.account}'`, { code: 'resource_missing', param: 'account' });
     if (params.type === 'account_onboarding' && !params.return_url) throw missingParam('return_url');
     const created = now();
     const linkToken = token(24);
     linksCreated += 1;
     accountLinks.set(linkToken, {
-      account: String(params.account), refreshUrl: String(params.refresh_url ?? ''), returnUrl: String(params.return_url ?? ''), expiresAt: created + 300,
+      account: String(params.account),
+      refreshUrl: String(params.refresh_url ?? ''),
+      returnUrl: String(params.return_url ?? ''),
+      expiresAt: created + 300,
     });
     return { object: 'account_link', created, expires_at: created + 300, url: `${url}/setup/e/${params.account}/${linkToken}` };
   }
@@ -238,14 +326,38 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     const id = `pi_${token(24)}`;
     const apm = params.automatic_payment_methods as { enabled?: string } | undefined;
     const intent: Json = {
-      id, object: 'payment_intent', amount, amount_capturable: 0, amount_received: 0, application: null, application_fee_amount: null,
+      id,
+      object: 'payment_intent',
+      amount,
+      amount_capturable: 0,
+      amount_received: 0,
+      application: null,
+      application_fee_amount: null,
       automatic_payment_methods: apm?.enabled === 'true' ? { allow_redirects: 'always', enabled: true } : null,
-      canceled_at: null, cancellation_reason: null, capture_method: 'automatic_async', client_secret: `${id}_secret_${token(25)}`,
-      confirmation_method: 'automatic', created: now(), currency, customer: params.customer ?? null, description: params.description ?? null,
-      last_payment_error: null, latest_charge: null, livemode: false, metadata: metadataParam(params), next_action: null,
-      on_behalf_of: null, payment_method: null, payment_method_types: apm?.enabled === 'true' ? ['card', 'link'] : ['card'],
-      receipt_email: null, setup_future_usage: null, shipping: null, statement_descriptor: null, status: 'requires_payment_method',
-      transfer_data: null, transfer_group: params.transfer_group ?? null,
+      canceled_at: null,
+      cancellation_reason: null,
+      capture_method: 'automatic_async',
+      client_secret: `${id}_secret_${token(25)}`,
+      confirmation_method: 'automatic',
+      created: now(),
+      currency,
+      customer: params.customer ?? null,
+      description: params.description ?? null,
+      last_payment_error: null,
+      latest_charge: null,
+      livemode: false,
+      metadata: metadataParam(params),
+      next_action: null,
+      on_behalf_of: null,
+      payment_method: null,
+      payment_method_types: apm?.enabled === 'true' ? ['card', 'link'] : ['card'],
+      receipt_email: null,
+      setup_future_usage: null,
+      shipping: null,
+      statement_descriptor: null,
+      status: 'requires_payment_method',
+      transfer_data: null,
+      transfer_group: params.transfer_group ?? null,
     };
     paymentIntents.set(id, intent);
     return intent;
@@ -259,18 +371,33 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     const destination = accounts.get(String(params.destination));
     if (!destination) throw invalid(`No such destination: '${params.destination}'`, { code: 'resource_missing', param: 'destination' });
     if ((destination.capabilities as Record<string, string>).transfers !== 'active') {
-      throw invalid('Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments',
-        { code: 'insufficient_capabilities_for_transfer', param: 'destination' });
+      throw invalid(
+        'Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments',
+        { code: 'insufficient_capabilities_for_transfer', param: 'destination' },
+      );
     }
     if (params.source_transaction && !charges.has(String(params.source_transaction))) {
       throw invalid(`No such charge: '${params.source_transaction}'`, { code: 'resource_missing', param: 'source_transaction' });
     }
     const id = `tr_${token(24)}`;
     const transfer: Json = {
-      id, object: 'transfer', amount, amount_reversed: 0, balance_transaction: `txn_${token(24)}`, created: now(), currency,
-      description: params.description ?? null, destination: destination.id, destination_payment: `py_${token(24)}`, livemode: false,
-      metadata: metadataParam(params), reversals: { object: 'list', data: [], has_more: false, total_count: 0, url: `/v1/transfers/${id}/reversals` },
-      reversed: false, source_transaction: params.source_transaction ?? null, source_type: 'card', transfer_group: params.transfer_group ?? null,
+      id,
+      object: 'transfer',
+      amount,
+      amount_reversed: 0,
+      balance_transaction: `txn_${token(24)}`,
+      created: now(),
+      currency,
+      description: params.description ?? null,
+      destination: destination.id,
+      destination_payment: `py_${token(24)}`,
+      livemode: false,
+      metadata: metadataParam(params),
+      reversals: { object: 'list', data: [], has_more: false, total_count: 0, url: `/v1/transfers/${id}/reversals` },
+      reversed: false,
+      source_transaction: params.source_transaction ?? null,
+      source_type: 'card',
+      transfer_group: params.transfer_group ?? null,
     };
     transfers.set(id, transfer);
     return transfer;
@@ -285,9 +412,17 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
 
   function retrieve(path: string): Json | undefined {
     let m = /^\/v1\/accounts\/([^/]+)$/.exec(path);
-    if (m) { const a = accounts.get(m[1]!); if (!a) throw noSuch('account', m[1]!); return a; }
+    if (m) {
+      const a = accounts.get(m[1]!);
+      if (!a) throw noSuch('account', m[1]!);
+      return a;
+    }
     m = /^\/v1\/payment_intents\/([^/]+)$/.exec(path);
-    if (m) { const pi = paymentIntents.get(m[1]!); if (!pi) throw noSuch('payment_intent', m[1]!, 'intent'); return pi; }
+    if (m) {
+      const pi = paymentIntents.get(m[1]!);
+      if (!pi) throw noSuch('payment_intent', m[1]!, 'intent');
+      return pi;
+    }
     return undefined;
   }
 
@@ -321,16 +456,26 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
         const stored = idempotent.get(idempotencyKey);
         if (stored) {
           if (stored.method !== method || stored.path !== pathname) {
-            throw new StripeHttpError(400, { type: 'idempotency_error', message: `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${stored.path}' vs '${pathname}'). Try using a key other than '${idempotencyKey}' if you meant to execute a different request.` });
+            throw new StripeHttpError(400, {
+              type: 'idempotency_error',
+              message: `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${stored.path}' vs '${pathname}'). Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+            });
           }
           if (stored.params !== canonical(params)) {
-            throw new StripeHttpError(400, { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.` });
+            throw new StripeHttpError(400, {
+              type: 'idempotency_error',
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+            });
           }
           log.replayed = true;
           return reply(stored.status, stored.body, { 'idempotent-replayed': 'true', 'original-request': stored.requestId });
         }
         if (inFlight.has(idempotencyKey)) {
-          throw new StripeHttpError(409, { type: 'idempotency_error', code: 'idempotency_key_in_use', message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${idempotencyKey}. Please try again later.` });
+          throw new StripeHttpError(409, {
+            type: 'idempotency_error',
+            code: 'idempotency_key_in_use',
+            message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${idempotencyKey}. Please try again later.`,
+          });
         }
       }
 
@@ -340,14 +485,18 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
       }
       const create = method === 'POST' ? creators[pathname] : undefined;
       if (!create) {
-        throw new StripeHttpError(404, { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${pathname}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.` });
+        throw new StripeHttpError(404, {
+          type: 'invalid_request_error',
+          message: `Unrecognized request URL (${method}: ${pathname}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+        });
       }
       if (idempotencyKey) inFlight.add(idempotencyKey);
       try {
         const delay = take(delays, route);
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay.ms));
         const body = create(params);
-        if (idempotencyKey) idempotent.set(idempotencyKey, { method, path: pathname, params: canonical(params), status: 200, body, requestId });
+        if (idempotencyKey)
+          idempotent.set(idempotencyKey, { method, path: pathname, params: canonical(params), status: 200, body, requestId });
         return reply(200, body);
       } finally {
         if (idempotencyKey) inFlight.delete(idempotencyKey);
@@ -355,16 +504,26 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     } catch (error) {
       if (!(error instanceof StripeHttpError)) throw error;
       const retry: Record<string, string> = error.status === 409 ? { 'stripe-should-retry': 'true' } : {};
-      return reply(error.status, { error: { ...error.body, request_log_url: `https://dashboard.stripe.com/test/logs/${requestId}` } }, retry);
+      return reply(
+        error.status,
+        { error: { ...error.body, request_log_url: `https://dashboard.stripe.com/test/logs/${requestId}` } },
+        retry,
+      );
     }
   }
 
   /** The hosted onboarding page an account link points at: visiting it completes onboarding. */
   function onboardingPage(res: ServerResponse, linkToken: string) {
     const link = accountLinks.get(linkToken);
-    if (!link) { res.writeHead(404).end('unknown account link'); return; }
+    if (!link) {
+      res.writeHead(404).end('unknown account link');
+      return;
+    }
     accountLinks.delete(linkToken); // account links are single-use
-    if (link.expiresAt < now()) { res.writeHead(302, { location: link.refreshUrl }).end(); return; }
+    if (link.expiresAt < now()) {
+      res.writeHead(302, { location: link.refreshUrl }).end();
+      return;
+    }
     verifyAccount(link.account);
     res.writeHead(302, { location: link.returnUrl }).end();
   }
@@ -388,7 +547,10 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     const capabilities = account.capabilities as Record<string, string>;
     for (const name of Object.keys(capabilities)) capabilities[name] = 'active';
     Object.assign(account, {
-      charges_enabled: true, payouts_enabled: true, details_submitted: true, tos_acceptance: { date: now() },
+      charges_enabled: true,
+      payouts_enabled: true,
+      details_submitted: true,
+      tos_acceptance: { date: now() },
       requirements: { ...(account.requirements as Json), currently_due: [], eventually_due: [], past_due: [], disabled_reason: null },
     });
     return account;
@@ -420,18 +582,36 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
       const intent = intentOf(id);
       const charge = `ch_${token(24)}`;
       charges.add(charge);
-      return Object.assign(intent, { status: 'succeeded', latest_charge: charge, amount_received: intent.amount, payment_method: `pm_${token(24)}` });
+      return Object.assign(intent, {
+        status: 'succeeded',
+        latest_charge: charge,
+        amount_received: intent.amount,
+        payment_method: `pm_${token(24)}`,
+      });
     },
     failPaymentIntent(id, error = {}) {
       const intent = intentOf(id);
-      const lastError = { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.', ...error };
+      const lastError = {
+        type: 'card_error',
+        code: 'card_declined',
+        decline_code: 'generic_decline',
+        message: 'Your card was declined.',
+        ...error,
+      };
       return Object.assign(intent, { status: 'requires_payment_method', last_payment_error: lastError });
     },
     buildEvent(type, object, options = {}) {
       return {
-        id: `evt_${token(24)}`, object: 'event', api_version: Stripe.API_VERSION, created: now(),
-        data: { object: structuredClone(object) }, livemode: false, pending_webhooks: 1,
-        request: { id: null, idempotency_key: null }, type, ...(options.account ? { account: options.account } : {}),
+        id: `evt_${token(24)}`,
+        object: 'event',
+        api_version: Stripe.API_VERSION,
+        created: now(),
+        data: { object: structuredClone(object) },
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type,
+        ...(options.account ? { account: options.account } : {}),
       };
     },
     signedWebhook(event, secret, timestamp) {

@@ -4,13 +4,20 @@ import type { TestServer } from './server.ts';
 
 type User = Awaited<ReturnType<TestServer['user']>>;
 
-export interface Milestone { title: string; amount_cents: number; due_date?: string | null }
+export interface Milestone {
+  title: string;
+  amount_cents: number;
+  due_date?: string | null;
+}
 
 /** A gig of `client`'s with `worker` shortlisted on it. */
 export async function shortlistedGig(client: User, worker: User) {
   const gig = await client.api.POST('/api/gigs', { body: { title: 'Build a Rust CLI', tags: ['rust'] } });
   expect(gig.response.status).toBe(201);
-  const invited = await client.api.POST('/api/gigs/{id}/shortlist', { params: { path: { id: gig.data!.id } }, body: { worker_user_id: worker.userId } });
+  const invited = await client.api.POST('/api/gigs/{id}/shortlist', {
+    params: { path: { id: gig.data!.id } },
+    body: { worker_user_id: worker.userId },
+  });
   expect(invited.response.status).toBe(201);
   return gig.data!;
 }
@@ -19,7 +26,15 @@ export async function shortlistedGig(client: User, worker: User) {
 export async function negotiation(client: User, worker: User, milestones: Milestone[] = [{ title: 'All of it', amount_cents: 10_000 }]) {
   const gig = await shortlistedGig(client, worker);
   const res = await client.api.POST('/api/negotiate', {
-    body: { gig_id: gig.id, worker_user_id: worker.userId, rate_cents: 8000, hours_per_week: 10, start_date: '2026-12-01', payout_delay_days: 3, milestones },
+    body: {
+      gig_id: gig.id,
+      worker_user_id: worker.userId,
+      rate_cents: 8000,
+      hours_per_week: 10,
+      start_date: '2026-12-01',
+      payout_delay_days: 3,
+      milestones,
+    },
   });
   expect(res.response.status).toBe(200);
   return { gig, negotiation: res.data! };
@@ -55,9 +70,17 @@ export async function submitSandboxOnboarding(connectUrl: string, init: { json?:
     token: init.token ?? url.searchParams.get('token') ?? '',
     return_url: init.returnUrl ?? url.searchParams.get('return_url') ?? '',
   };
-  return fetch(url.origin + url.pathname, init.json
-    ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form) }
-    : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' });
+  return fetch(
+    url.origin + url.pathname,
+    init.json
+      ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form) }
+      : {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(form),
+          redirect: 'manual',
+        },
+  );
 }
 
 /** An active contract on a server running the sandbox provider (onboarding done on its page). */

@@ -32,8 +32,12 @@ export async function spawnServer(env: Record<string, string>, port?: number): P
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
@@ -43,9 +47,17 @@ export async function spawnServer(env: Record<string, string>, port?: number): P
     url: `http://127.0.0.1:${port}`,
     child,
     output: () => out,
-    logs: () => out.split('\n').filter(Boolean).map((line) => {
-      try { return JSON.parse(line); } catch { return { msg: line }; }
-    }),
+    logs: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          try {
+            return JSON.parse(line);
+          } catch {
+            return { msg: line };
+          }
+        }),
     exited,
   };
 }
@@ -54,13 +66,17 @@ export async function spawnServer(env: Record<string, string>, port?: number): P
 export async function waitUntilHealthy(server: ServerProcess): Promise<number> {
   const started = performance.now();
   let exit: unknown;
-  void server.exited.then((e) => { exit = e; });
+  void server.exited.then((e) => {
+    exit = e;
+  });
   while (performance.now() - started < STARTUP_DEADLINE_MS) {
     if (exit) throw new Error(`the server exited during start-up (${JSON.stringify(exit)}):\n${server.output()}`);
     try {
       const res = await get(`${server.url}/api/health`);
       if (res.status === 200) return performance.now() - started;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`no healthy answer within ${STARTUP_DEADLINE_MS} ms:\n${server.output()}`);
@@ -69,12 +85,16 @@ export async function waitUntilHealthy(server: ServerProcess): Promise<number> {
 /** A GET on a fresh connection (no keep-alive), so nothing is left open between steps. */
 export function get(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }

@@ -63,7 +63,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   // The port is chosen before start, so that PUBLIC_URL (OAuth callbacks, onboarding links) is right.
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: String(port), PUBLIC_URL: url, ...env, ...(serverDb ? { DATABASE_URL: serverDb.url } : {}) });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PORT: String(port),
+    PUBLIC_URL: url,
+    ...env,
+    ...(serverDb ? { DATABASE_URL: serverDb.url } : {}),
+  });
   const database = await openDatabase({ databaseUrl: serverDb?.url, max: 5 });
   const runtime = await startRuntime(config, { logger: false, database });
   await runtime.app.listen({ port, host: '127.0.0.1' });

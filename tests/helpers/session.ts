@@ -18,7 +18,9 @@ export class CookieJar {
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()));
+      const expired = attributes.some(
+        (a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()),
+      );
       if (expired || value === '') this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
@@ -57,7 +59,10 @@ export interface BrowserSession {
  * Signs in with the dev sign-in: `{ displayName }` creates a new user, `{ userId }` signs in as an
  * existing one (e.g. one from `server.user()`).
  */
-export async function signInDev(server: TestServer, who: { displayName: string } | { userId: string } = { displayName: 'Session User' }): Promise<BrowserSession> {
+export async function signInDev(
+  server: TestServer,
+  who: { displayName: string } | { userId: string } = { displayName: 'Session User' },
+): Promise<BrowserSession> {
   const jar = new CookieJar();
   const body = 'userId' in who ? { user_id: who.userId } : { display_name: who.displayName };
   const res = await jar.fetch(`${server.url}/auth/dev`, {

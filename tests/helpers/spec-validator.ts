@@ -37,7 +37,8 @@ export function assertMatchesSpec(schemaPath: string, method: string, status: nu
   const responseBase = resolved ? resolved.ref : '/' + pointer('paths', schemaPath, method.toLowerCase(), 'responses', String(status));
   const content = response.content as Record<string, unknown> | undefined;
   if (!content) {
-    if (body !== undefined && body !== null && body !== '') throw new Error(`${where}: the spec declares no body, got ${JSON.stringify(body)}`);
+    if (body !== undefined && body !== null && body !== '')
+      throw new Error(`${where}: the spec declares no body, got ${JSON.stringify(body)}`);
     return;
   }
   const mediaType = Object.keys(content).find((m) => contentType?.startsWith(m));

@@ -25,11 +25,18 @@ export function startStripeServer(fake: FakeStripe, env: Record<string, string> 
   });
 }
 
-export interface WebhookResponse { status: number; body: any }
+export interface WebhookResponse {
+  status: number;
+  body: any;
+}
 
 /** POSTs a raw body to the webhook, exactly these bytes; the response is checked against the spec. */
 export async function postWebhook(server: TestServer, body: string, headers: Record<string, string>): Promise<WebhookResponse> {
-  const res = await fetch(`${server.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body });
+  const res = await fetch(`${server.url}/api/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body,
+  });
   const text = await res.text();
   const parsed = text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
   assertMatchesSpec('/api/stripe/webhook', 'post', res.status, res.headers.get('content-type'), parsed);
