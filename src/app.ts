@@ -10,6 +10,7 @@ import type { Context } from './context.ts';
 import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks } from './http/idempotency.ts';
+import { rateLimitCost, registerRateLimits } from './http/rate-limit.ts';
 import { checkRequestBody, refuseNulCharacters, validatorCompiler } from './http/validation.ts';
 import { listOperations, loadSpec, specText } from './spec.ts';
 import { allHandlers } from '../handlers/index.ts';
@@ -51,6 +52,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     reply.header('x-request-id', request.id);
   });
   app.addHook('preValidation', refuseNulCharacters);
+  // Rate limits (src/http/rate-limit.ts): routes outside the API here; the API's around authentication.
+  const limits = await registerRateLimits(app, config);
+  app.addHook('onRequest', limits.outsideApi);
 
   keepRawJsonBodies(app);
   await app.register(cookie, { secret: ctx.sessionSecret });
@@ -71,7 +75,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (api) => {
     api.addHook(
       'onRequest',
-      authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
+      limits.aroundAuthentication(
+        authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
+      ),
     );
     api.addHook('preValidation', checkRequestBody);
     api.addHook('preHandler', idempotency.preHandler);
@@ -88,6 +94,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
             ...(op.operation['x-fastify-config'] ?? {}),
             operationId,
             security: op.security,
+            rateLimitCost: rateLimitCost(operationId, op.operation),
             requestBody: body ? { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) } : undefined,
           },
         } as never;

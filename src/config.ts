@@ -34,6 +34,53 @@ export interface Config {
   embeddings: EmbeddingsSettings | undefined;
   /** SOURCES_FILE: the external gig sources (JSON, see sources.example.json); undefined means none. */
   sourcesFile: string | undefined;
+  /** RATE_LIMIT* settings (src/http/rate-limit.ts); undefined when RATE_LIMIT=off. */
+  rateLimit: RateLimitSettings | undefined;
+  /** REDIS_URL: where rate-limit counters live, shared by every server process; unset, in memory. */
+  redisUrl: string | undefined;
+}
+
+export interface RateLimitSettings {
+  /** RATE_LIMIT_PER_MINUTE: units per window for one credential (an API key, or a browser session). */
+  perCredential: number;
+  /** RATE_LIMIT_ANONYMOUS_PER_MINUTE: units per window for one client address, unauthenticated or failing authentication. */
+  anonymous: number;
+  /** RATE_LIMIT_WINDOW: the fixed window both limits count over. */
+  windowMs: number;
+  /** RATE_LIMIT_PREFIX: the prefix of the counters' keys in Redis. */
+  keyPrefix: string;
+}
+
+/** RATE_LIMIT=off turns rate limits off; otherwise the limits, counted per RATE_LIMIT_WINDOW. */
+function rateLimit(env: NodeJS.ProcessEnv): RateLimitSettings | undefined {
+  const mode = (env.RATE_LIMIT ?? '').trim();
+  if (mode === 'off') return undefined;
+  if (mode !== '' && mode !== 'on') throw new Error(`RATE_LIMIT must be on or off, got "${env.RATE_LIMIT}"`);
+  const atLeastOne = (name: string, fallback: number) => {
+    const value = int(env, name, fallback);
+    if (value < 1) throw new Error(`${name} must be at least 1 (RATE_LIMIT=off turns limits off), got "${env[name]}"`);
+    return value;
+  };
+  const windowMs = duration(env, 'RATE_LIMIT_WINDOW', '1m');
+  if (windowMs < 1000) throw new Error(`RATE_LIMIT_WINDOW must be at least 1s, got "${env.RATE_LIMIT_WINDOW}"`);
+  return {
+    perCredential: atLeastOne('RATE_LIMIT_PER_MINUTE', 600),
+    anonymous: atLeastOne('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60),
+    windowMs,
+    keyPrefix: env.RATE_LIMIT_PREFIX || 'gigmarket:ratelimit:',
+  };
+}
+
+function redisUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    /* not a URL */
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  return raw;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -210,6 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutDaySeconds: int(env, 'PAYOUT_DAY_SECONDS', 86_400),
     embeddings: embeddings(env),
     sourcesFile: sourcesFile(env),
+    rateLimit: rateLimit(env),
+    redisUrl: redisUrl(env.REDIS_URL),
   };
 }
 

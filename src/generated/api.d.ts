@@ -15,6 +15,8 @@ export interface paths {
          * Check the service
          * @description Reports whether the database and the job system answer. Needs no credentials.
          *     `200` when both work, `503` when either does not.
+         *     Not rate limited (load balancers poll it): it spends from no budget and never answers
+         *     `429`.
          */
         get: operations["getHealth"];
         put?: never;
@@ -678,6 +680,8 @@ export interface paths {
          *     and agreed again since (new terms under the same id), the approval is refused with
          *     `409 INVALID_STATE` and nothing is recorded, so an owner's yes never lands on terms they
          *     did not see. Without a body the approval applies to the terms as they are now.
+         *     Costs 5 units of the caller's rate limit (the second approval calls the payment provider;
+         *     see Rate limits in the introduction).
          */
         post: operations["approveContract"];
         delete?: never;
@@ -745,6 +749,8 @@ export interface paths {
          *     The worker only (`403` for the client), and only while the contract is
          *     `pending_freelancer_kyc` (`409 INVALID_STATE` otherwise). Links are short-lived: fetch a
          *     new one when it has expired. `502` when the payment provider fails.
+         *     Costs 5 units of the caller's rate limit (it calls the payment provider; see Rate limits
+         *     in the introduction).
          */
         get: operations["getConnectLink"];
         put?: never;
@@ -777,6 +783,8 @@ export interface paths {
          *     `active` contract (`409 INVALID_STATE` otherwise). `502` when the payment provider
          *     fails; nothing is changed then and a retry is safe. Writes `milestone.funding` (or
          *     `milestone.funded`).
+         *     Costs 5 units of the caller's rate limit (it calls the payment provider; see Rate limits
+         *     in the introduction).
          */
         post: operations["fundMilestone"];
         delete?: never;
@@ -804,6 +812,8 @@ export interface paths {
          *     payout whose transfer fails is retried with backoff (ten times, about 17 hours); if the
          *     last retry fails too, the milestone stays `released` and `milestone.payout_failed` tells
          *     both parties, until the payout is sent again.
+         *     Costs 5 units of the caller's rate limit (it schedules the payout, a transfer at the
+         *     payment provider; see Rate limits in the introduction).
          */
         post: operations["releaseMilestone"];
         delete?: never;
@@ -881,6 +891,8 @@ export interface paths {
          *     Pagination: pass `next_cursor` back as `cursor` with the same `q` and filters (the cursor
          *     of another query is a `400`). It holds the last item's score and id and the time the
          *     first page was ranked at, so freshness does not drift between pages.
+         *     Costs 5 units of the caller's rate limit (a ranked search; see Rate limits in the
+         *     introduction).
          */
         get: operations["searchGigs"];
         put?: never;
@@ -908,6 +920,8 @@ export interface paths {
          *     without history) and `freshness`; `up` and `down` feedback move a gig, as in search.
          *     Without skills and history the list is empty and `notices` says what to do. Paginated
          *     with `cursor`.
+         *     Costs 5 units of the caller's rate limit (a ranked search; see Rate limits in the
+         *     introduction).
          */
         get: operations["recommendGigs"];
         put?: never;
@@ -933,6 +947,8 @@ export interface paths {
          *     contract reviews exist and is `null` until then. The gig's client only: another user gets
          *     `403` on a gig they can see and `404` on a draft; external gigs have no client (`403`).
          *     Paginated with `cursor`.
+         *     Costs 5 units of the caller's rate limit (a ranked search; see Rate limits in the
+         *     introduction).
          */
         get: operations["recommendWorkers"];
         put?: never;
@@ -2438,9 +2454,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Credentials are missing, malformed, unknown, expired or revoked. */
+        /**
+         * @description Credentials are missing, malformed, unknown, expired or revoked. The refusal spends a unit
+         *     of the client address's rate-limit budget, which the RateLimit headers then announce.
+         */
         Unauthenticated: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -2567,6 +2588,31 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `RATE_LIMITED`: the budget this request draws on is spent for the current window (see
+         *     Rate limits in the introduction). Nothing was done; send it again after `Retry-After`
+         *     seconds.
+         */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "rate limit exceeded for this API key: its 600 units per 60 s are spent (this operation costs 5); retry after 42 s",
+                 *         "issues": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description An error on our side; no detail is given. Quote the `x-request-id` header. */
         Internal: {
             headers: {
@@ -2629,7 +2675,26 @@ export interface components {
         MilestoneIdPath: components["schemas"]["Uuid"];
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Seconds until the budget that refused the request has units again.
+         * @example 42
+         */
+        RetryAfter: number;
+        /**
+         * @description The budget this response drew on (draft-ietf-httpapi-ratelimit-headers): the policy
+         *     (`"credential"` for an API key or a session, `"address"` for requests without accepted
+         *     credentials), its quota `q` in units and its window `w` in seconds.
+         * @example "credential";q=600;w=60
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description What is left of that budget (draft-ietf-httpapi-ratelimit-headers): `r` units remain,
+         *     and the window restarts in `t` seconds.
+         * @example "credential";r=0;t=42
+         */
+        RateLimit: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2704,6 +2769,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2749,6 +2815,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2807,6 +2874,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2856,6 +2924,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2906,6 +2975,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2952,6 +3022,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3012,6 +3083,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3062,6 +3134,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3124,6 +3197,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3199,6 +3273,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3251,6 +3326,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3295,6 +3371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3361,6 +3438,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3415,6 +3493,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3478,6 +3557,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3563,6 +3643,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3612,6 +3693,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3653,6 +3735,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3706,6 +3789,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3759,6 +3843,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3812,6 +3897,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3844,6 +3930,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3890,6 +3977,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3947,6 +4035,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3974,6 +4063,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4037,6 +4127,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4073,6 +4164,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4109,6 +4201,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4145,6 +4238,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4175,6 +4269,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4202,6 +4297,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4249,6 +4345,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             502: components["responses"]["PaymentProviderError"];
         };
@@ -4297,6 +4394,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4333,6 +4431,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4368,6 +4467,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             502: components["responses"]["PaymentProviderError"];
         };
@@ -4408,6 +4508,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             502: components["responses"]["PaymentProviderError"];
         };
@@ -4448,6 +4549,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4510,6 +4612,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4614,6 +4717,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4681,6 +4785,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4743,6 +4848,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -4797,6 +4903,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
