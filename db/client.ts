@@ -6,20 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import * as schema from './schema.ts';
+import { ambientDb } from './request-transaction.ts';
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-/** Repositories take either the database or an open transaction. */
-export type Executor = Db | Tx;
+import type { Db } from './types.ts';
+
+export type { Db, Executor, Schema, Tx } from './types.ts';
 
 export type Database =
   | { kind: 'pglite'; db: Db; pglite: PGlite; close(): Promise<void> }
@@ -42,12 +39,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       onnotice: () => {},
       connection: { application_name: 'gigmarket' },
     });
-    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    const db = ambientDb(drizzlePostgres(client, { schema }) as unknown as Db);
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
   }
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create(options.dataDir ?? 'memory://', { extensions: { vector } });
-  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  const db = ambientDb(drizzlePglite(pglite, { schema }) as unknown as Db);
   return { kind: 'pglite', db, pglite, close: () => pglite.close() };
 }
 

@@ -33,3 +33,5 @@ export const isForeignKeyViolation = (err: unknown, constraint?: string) => matc
  */
 export const isRestrictedDelete = (err: unknown, constraint?: string) =>
   matches(err, '23001', constraint) || matches(err, '23503', constraint);
+/** A `for update nowait` that met a row another transaction holds. */
+export const isLockNotAvailable = (err: unknown) => matches(err, '55P03');

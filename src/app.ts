@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
 import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
-import { idempotencyHooks } from './http/idempotency.ts';
+import { idempotencyHooks, withRequestTransaction } from './http/idempotency.ts';
 import { rateLimitCost, registerRateLimits } from './http/rate-limit.ts';
 import { checkRequestBody, refuseNulCharacters, validatorCompiler } from './http/validation.ts';
 import { listOperations, loadSpec, specText } from './spec.ts';
@@ -82,6 +82,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     api.addHook('preValidation', checkRequestBody);
     api.addHook('preHandler', idempotency.preHandler);
     api.addHook('onSend', idempotency.onSend);
+    api.addHook('onResponse', idempotency.onResponse);
     await api.register(openapiGlue, {
       specification: spec,
       operationResolver: (operationId: string) => {
@@ -89,7 +90,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         const body = op.operation.requestBody;
         // The type says RouteOptions, but glue only spreads handler and config over its own.
         return {
-          handler: handlers[operationId],
+          handler: withRequestTransaction(handlers[operationId] as Parameters<typeof withRequestTransaction>[0]),
           config: {
             ...(op.operation['x-fastify-config'] ?? {}),
             operationId,

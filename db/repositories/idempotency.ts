@@ -2,28 +2,48 @@
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { idempotencyKeys } from '../schema.ts';
 import type { Executor } from '../client.ts';
+import { isLockNotAvailable } from '../errors.ts';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
 export const RETENTION_HOURS = 24;
-/** An in-flight record older than this belongs to a request that died; a retry may take it over. */
-export const STALE_LOCK_SECONDS = 300;
 
-/** Claims the key for this request; returns the existing record when another request holds it. */
-export async function claimKey(
-  db: Executor,
-  userId: string,
-  key: string,
-  requestHash: string,
-): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRow | undefined }> {
-  const inserted = await db
-    .insert(idempotencyKeys)
-    .values({ userId, key, requestHash, state: 'in_flight' })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyKeys.key });
-  if (inserted.length) return { claimed: true };
-  // Expired, or abandoned by a request that never finished: take it over in one statement.
-  const takenOver = await db
+/**
+ * Makes sure the key has a row, committed at once, so that every request with the key has a row to
+ * lock: a new row is `in_flight` with no holder until a request locks it.
+ */
+export async function ensureKeyRow(db: Executor, userId: string, key: string, requestHash: string): Promise<void> {
+  await db.insert(idempotencyKeys).values({ userId, key, requestHash, state: 'in_flight' }).onConflictDoNothing();
+}
+
+/**
+ * Locks the key's row for the rest of the transaction, without waiting: undefined when another
+ * request holds it (that request is still running). A request that died released its lock with its
+ * connection, so its row can be locked again at once.
+ */
+export async function lockKey(tx: Executor, userId: string, key: string): Promise<IdempotencyRow | undefined | 'held'> {
+  try {
+    const [row] = await tx
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)))
+      .limit(1)
+      .for('update', { noWait: true });
+    return row;
+  } catch (err) {
+    if (isLockNotAvailable(err)) return 'held';
+    throw err;
+  }
+}
+
+/** Whether a completed record is past its 24 h (a new request may then use the key afresh). */
+export function isExpired(row: IdempotencyRow, now = new Date()): boolean {
+  return row.createdAt.getTime() < now.getTime() - RETENTION_HOURS * 3_600_000;
+}
+
+/** The locked row becomes this request's: in flight, with its hash, counted from now. */
+export async function takeKey(tx: Executor, userId: string, key: string, requestHash: string): Promise<void> {
+  await tx
     .update(idempotencyKeys)
     .set({
       requestHash,
@@ -34,27 +54,7 @@ export async function claimKey(
       createdAt: sql`now()`,
       lockedAt: sql`now()`,
     })
-    .where(
-      and(
-        eq(idempotencyKeys.userId, userId),
-        eq(idempotencyKeys.key, key),
-        or(
-          lt(idempotencyKeys.createdAt, sql`now() - make_interval(hours => ${RETENTION_HOURS})`),
-          and(
-            eq(idempotencyKeys.state, 'in_flight'),
-            lt(idempotencyKeys.lockedAt, sql`now() - make_interval(secs => ${STALE_LOCK_SECONDS})`),
-          ),
-        ),
-      ),
-    )
-    .returning({ key: idempotencyKeys.key });
-  if (takenOver.length) return { claimed: true };
-  const [existing] = await db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)))
-    .limit(1);
-  return { claimed: false, existing };
+    .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)));
 }
 
 export async function completeKey(
@@ -69,7 +69,7 @@ export async function completeKey(
     .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)));
 }
 
-/** Forgets the key (the request failed on our side), so that a retry runs again. */
+/** Forgets the key (the request failed, nothing of it was kept), so that a retry runs again. */
 export async function releaseKey(db: Executor, userId: string, key: string) {
   await db
     .delete(idempotencyKeys)

@@ -1,0 +1,67 @@
+// A transaction that spans a whole request, so that a request's effects and its Idempotency-Key
+// record commit together (or not at all). Drizzle's transactions are callbacks; an open one here
+// is the callback held open until the caller decides. While code runs inside `runInTransaction`,
+// the database handle from `ambientDb` sends every query through that transaction, and a service's
+// own `db.transaction(...)` becomes a savepoint within it: services need not know.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Db, Tx } from './types.ts';
+
+export interface OpenTransaction {
+  tx: Tx;
+  /** Commits; rejects if the commit fails. */
+  commit(): Promise<void>;
+  /** Rolls back; never rejects. */
+  rollback(): Promise<void>;
+}
+
+/** Begins a transaction and hands it over open. */
+export function openTransaction(db: Db): Promise<OpenTransaction> {
+  return new Promise((opened, failedToOpen) => {
+    let decide!: (commit: boolean) => void;
+    const decision = new Promise<boolean>((resolve) => {
+      decide = resolve;
+    });
+    let isOpen = false;
+    const finished = db.transaction(async (tx) => {
+      isOpen = true;
+      opened({
+        tx,
+        commit: () => {
+          decide(true);
+          return finished;
+        },
+        rollback: () => {
+          decide(false);
+          return finished.catch(() => {});
+        },
+      });
+      if (!(await decision)) tx.rollback();
+    });
+    // Before it opened: the caller hears it here. After: commit() reports it, rollback() ignores it.
+    finished.catch((err: unknown) => {
+      if (!isOpen) failedToOpen(err);
+    });
+  });
+}
+
+const current = new AsyncLocalStorage<Tx>();
+
+/** Runs `fn` with `tx` as the transaction every query of `ambientDb` goes through. */
+export function runInTransaction<T>(tx: Tx, fn: () => T): T {
+  return current.run(tx, fn);
+}
+
+/**
+ * The database handle the application uses: the database itself, or, inside runInTransaction, the
+ * request's transaction. Methods are bound to whichever is current at the moment they are read.
+ */
+export function ambientDb(root: Db): Db {
+  return new Proxy(root, {
+    get(target, property) {
+      const active: object = current.getStore() ?? target;
+      const value = Reflect.get(active, property, active);
+      // Drizzle recognises its objects by their constructor: leave that one unbound.
+      return typeof value === 'function' && property !== 'constructor' ? value.bind(active) : value;
+    },
+  });
+}
