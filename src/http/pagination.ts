@@ -1,22 +1,19 @@
 // Opaque cursors for `{ data, next_cursor }` lists ordered by UUIDv7 id, newest first.
 import { validationFailed } from '../errors.ts';
 import { UUID_PATTERN } from '../ids.ts';
+import { openCursor, sealCursor } from '../cursor-seal.ts';
 
 export const DEFAULT_LIMIT = 20;
 
 export function encodeCursor(lastId: string): string {
-  return Buffer.from(JSON.stringify({ before: lastId })).toString('base64url');
+  return sealCursor({ before: lastId });
 }
 
 /** The id to continue before, or undefined for the first page; a bad cursor is a 400 on query.cursor. */
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { before?: unknown };
-    if (typeof value.before === 'string' && UUID_PATTERN.test(value.before)) return value.before;
-  } catch {
-    /* fall through */
-  }
+  const value = openCursor(cursor) as { before?: unknown } | null | undefined;
+  if (value && typeof value.before === 'string' && UUID_PATTERN.test(value.before)) return value.before;
   throw validationFailed('query.cursor', 'is not a cursor this API returned');
 }
 

@@ -5,6 +5,10 @@
 import { createHash } from 'node:crypto';
 import { validationFailed } from '../errors.ts';
 import { UUID_PATTERN } from '../ids.ts';
+import { openCursor, sealCursor } from '../cursor-seal.ts';
+
+/** The latest time a JavaScript Date can hold. */
+const MAX_TIME = 8.64e15;
 
 export interface RankedPosition {
   /** Milliseconds since the epoch: the time the first page was ranked at. */
@@ -19,24 +23,22 @@ export function fingerprint(parts: unknown): string {
 }
 
 export function encodeRankedCursor(print: string, p: RankedPosition): string {
-  return Buffer.from(JSON.stringify({ f: print, t: p.asOf, s: p.score, i: p.id })).toString('base64url');
+  return sealCursor({ f: print, t: p.asOf, s: p.score, i: p.id });
 }
 
 /** The position to continue after, or undefined for the first page; any other cursor is a 400 on query.cursor. */
 export function decodeRankedCursor(cursor: string | undefined, print: string): RankedPosition | undefined {
   if (cursor === undefined) return undefined;
-  let value: { f?: unknown; t?: unknown; s?: unknown; i?: unknown } | undefined;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    /* below */
-  }
+  const value = openCursor(cursor) as { f?: unknown; t?: unknown; s?: unknown; i?: unknown } | null | undefined;
+  // Sealed, so made here; the ranges are checked all the same (a time must be one Date can hold).
   if (
     !value ||
     typeof value.t !== 'number' ||
     typeof value.s !== 'number' ||
     typeof value.i !== 'string' ||
-    !Number.isFinite(value.t) ||
+    !Number.isSafeInteger(value.t) ||
+    value.t < 0 ||
+    value.t > MAX_TIME ||
     !Number.isFinite(value.s) ||
     !UUID_PATTERN.test(value.i)
   ) {
