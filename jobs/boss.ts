@@ -6,6 +6,11 @@ import type { FastifyBaseLogger } from 'fastify';
 /** A job: a queue, an optional cron schedule, and an idempotent handler (delivery is at-least-once). */
 export interface JobDefinition<T = object> {
   name: string;
+  /**
+   * How long one job may run before pg-boss takes it for dead (its process crashed) and retries it:
+   * fitted to the work, so that a crash costs minutes, not pg-boss's default quarter of an hour.
+   */
+  expireInSeconds: number;
   cron?: string;
   /** Jobs of this queue one process handles at once (pg-boss localConcurrency); default 1. */
   concurrency?: number;
@@ -42,8 +47,8 @@ async function replaceSchedules(boss: PgBoss, name: string, schedules: NonNullab
 async function register(boss: PgBoss, job: JobDefinition<any>): Promise<void> {
   if (job.deadLetter) await boss.createQueue(job.deadLetter); // it must exist before it is named
   await boss.createQueue(job.name);
-  // updateQueue, not a createQueue option: it also reaches a queue created before it had one.
-  if (job.deadLetter) await boss.updateQueue(job.name, { deadLetter: job.deadLetter });
+  // updateQueue, not createQueue options: it also reaches a queue created before it had them.
+  await boss.updateQueue(job.name, { expireInSeconds: job.expireInSeconds, ...(job.deadLetter ? { deadLetter: job.deadLetter } : {}) });
   await boss.work(job.name, { localConcurrency: job.concurrency ?? 1, includeMetadata: true }, async (batch) => {
     for (const item of batch) {
       await job.handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });

@@ -8,6 +8,8 @@ import type { Context } from '../src/context.ts';
 export function contractExpiryJob(ctx: Context): JobDefinition {
   return {
     name: CONTRACT_EXPIRY_QUEUE,
+    // Batches of 100 contracts, each a short transaction.
+    expireInSeconds: 120,
     cron: '* * * * *',
     async handler() {
       const expired = await expireOverdue(ctx);

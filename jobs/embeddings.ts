@@ -13,12 +13,16 @@ export function embeddingJobs(ctx: Context): JobDefinition<any>[] {
   return [
     {
       name: GIG_EMBEDDING_QUEUE,
+      // One request to the endpoint (at most 30 s).
+      expireInSeconds: 120,
       async handler(data: QueuePayloads[typeof GIG_EMBEDDING_QUEUE]) {
         if (settings) await embedGig(ctx.db, settings, data.gig_id);
       },
     },
     {
       name: EMBEDDINGS_BACKFILL_QUEUE,
+      // Up to 20 batches, each one request of at most 30 s.
+      expireInSeconds: 600,
       cron: '*/5 * * * *',
       async handler() {
         if (!settings) return;

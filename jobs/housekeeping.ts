@@ -8,6 +8,8 @@ import type { Context } from '../src/context.ts';
 export function housekeepingJob(ctx: Context): JobDefinition {
   return {
     name: HOUSEKEEPING_QUEUE,
+    // Three deletes, each possibly large after a busy day.
+    expireInSeconds: 300,
     cron: '17 * * * *',
     async handler() {
       await housekeep(ctx);

@@ -8,6 +8,8 @@ import type { Context } from '../src/context.ts';
 export function kycReconcileJob(ctx: Context): JobDefinition {
   return {
     name: KYC_RECONCILE_QUEUE,
+    // Up to 100 accounts, each one provider call (10 s time-out, one retry).
+    expireInSeconds: 600,
     cron: '*/5 * * * *',
     async handler() {
       const result = await reconcileKyc(ctx);

@@ -10,6 +10,8 @@ import type { Context } from '../src/context.ts';
 export function payoutJob(ctx: Context): JobDefinition<QueuePayloads[typeof PAYOUT_QUEUE]> {
   return {
     name: PAYOUT_QUEUE,
+    // One transfer: the provider's 10 s time-out and one retry, then two short writes.
+    expireInSeconds: 120,
     // Payouts fall due in bursts (every contract's releases); each waits on the provider.
     concurrency: 4,
     deadLetter: PAYOUT_FAILED_QUEUE,

@@ -12,6 +12,8 @@ export function sourceSyncJob(ctx: Context): JobDefinition<QueuePayloads[typeof 
   const byName = new Map(sources.map((s) => [s.name, s]));
   return {
     name: SOURCE_SYNC_QUEUE,
+    // Fetches of at most 15 s each (GitHub: a few pages), then one transaction.
+    expireInSeconds: 300,
     schedules: sources.filter((s) => s.enabled).map((s) => ({ key: s.name, cron: s.schedule, data: { source: s.name } })),
     async handler(data) {
       const source = byName.get(data.source);
