@@ -336,18 +336,36 @@ describe('PATCH /api/gigs/{id}', () => {
 describe('DELETE /api/gigs/{id}', () => {
   const del = (user: User, id: string) => user.api.DELETE('/api/gigs/{id}', { params: { path: { id } } });
 
-  it('deletes the gig and its applications, writes gig.deleted for the client and applicants', async () => {
+  it('deletes a gig nobody applied to, and writes gig.deleted for the client', async () => {
     const gig = await createGig(client);
-    const worker = await server.user('Applicant');
-    await worker.api.POST('/api/gigs/{id}/applications', { params: { path: { id: gig.id } } });
     const res = await del(client, gig.id);
     expect(res.response.status).toBe(204);
     expect(await gigRow(gig.id)).toBeUndefined();
-    expect(await server.db.select().from(applications).where(eq(applications.gigId, gig.id))).toEqual([]);
     const events = await eventsForResource(server.db, 'gig', gig.id);
     expect(events.map((e) => e.type)).toEqual(['gig.created', 'gig.deleted']);
-    expect(events[1]!.audienceUserIds.sort()).toEqual([client.userId, worker.userId].sort());
+    expect(events[1]!.audienceUserIds).toEqual([client.userId]);
     expectError(await del(client, gig.id), 404, 'NOT_FOUND');
+  });
+
+  it('refuses with 409 once a worker applied (withdrawn too) or was invited, and keeps everything', async () => {
+    const applied = await createGig(client);
+    const worker = await server.user('Applicant');
+    const application = await worker.api.POST('/api/gigs/{id}/applications', { params: { path: { id: applied.id } } });
+    await worker.api.POST('/api/applications/{id}/withdraw', { params: { path: { id: application.data!.id } } });
+    expectError(await del(client, applied.id), 409, 'CONFLICT', /a worker has applied to this gig; close it instead/);
+    const invited = await createGig(client);
+    await client.api.POST('/api/gigs/{id}/shortlist', { params: { path: { id: invited.id } }, body: { worker_user_id: worker.userId } });
+    expectError(await del(client, invited.id), 409, 'CONFLICT', /close it instead/);
+    for (const gig of [applied, invited]) {
+      expect(await gigRow(gig.id)).toBeDefined();
+      expect(await server.db.select().from(applications).where(eq(applications.gigId, gig.id))).toHaveLength(1);
+      expect(await eventTypes(gig.id)).not.toContain('gig.deleted');
+    }
+    // The worker still sees their application; closing the gig is the way to end it.
+    expect((await worker.api.GET('/api/applications/{id}', { params: { path: { id: application.data!.id } } })).response.status).toBe(200);
+    expect(
+      (await client.api.PATCH('/api/gigs/{id}', { params: { path: { id: applied.id } }, body: { status: 'closed' } })).response.status,
+    ).toBe(200);
   });
 
   it('refuses with 409 while a negotiation refers to the gig', async () => {

@@ -226,11 +226,12 @@ export interface paths {
         post?: never;
         /**
          * Delete a gig
-         * @description The client deletes their gig, with its applications. Refused with `409 CONFLICT` while a
-         *     negotiation refers to the gig: close it instead (`PATCH` with `{"status": "closed"}`).
-         *     Another user gets `403` on a gig they can see and `404` on a draft; external gigs cannot
-         *     be deleted by users (`403`). Writes the event `gig.deleted` (to the client and to every
-         *     worker who had applied).
+         * @description The client deletes their gig. Only a gig nobody applied to (nor was invited to) can be
+         *     deleted: applications are the workers' records too, so a gig that has any, or that a
+         *     negotiation refers to, is refused with `409 CONFLICT`: close it instead (`PATCH` with
+         *     `{"status": "closed"}`), which keeps everything. Another user gets `403` on a gig they can
+         *     see and `404` on a draft; external gigs cannot be deleted by users (`403`). Writes the
+         *     event `gig.deleted` (to the client).
          */
         delete: operations["deleteGig"];
         options?: never;
@@ -3353,7 +3354,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description A negotiation refers to this gig. */
+            /** @description Workers applied to this gig, or a negotiation refers to it; close it instead. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3363,7 +3364,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "CONFLICT",
-                     *         "message": "a negotiation refers to this gig; close it instead",
+                     *         "message": "a worker has applied to this gig; close it instead",
                      *         "issues": []
                      *       }
                      *     }

@@ -141,8 +141,15 @@ export async function deleteGig(ctx: Pick<Context, 'db'>, callerId: string, gigI
       const gig = await findVisibleGig(tx, callerId, gigId, 'update');
       if (!gig) throw notFound('gig');
       assertClientOf(gig, callerId, 'delete this gig');
-      // The workers who applied lose their applications with it: they hear about it too.
-      await gigEvent(tx, 'gig.deleted', gig, callerId, await applicantIds(tx, gigId));
+      // Applications are the workers' records too: a gig that has any is closed, not deleted. The
+      // gig's row lock holds off a new application (which share-locks it) until this commits.
+      const applicants = await applicantIds(tx, gigId);
+      if (applicants.length) {
+        throw conflict(
+          `${applicants.length === 1 ? 'a worker has' : `${applicants.length} workers have`} applied to this gig; close it instead`,
+        );
+      }
+      await gigEvent(tx, 'gig.deleted', gig, callerId);
       await deleteClientGig(tx, callerId, gigId);
     });
   } catch (err) {
