@@ -38,6 +38,8 @@ export interface Config {
   rateLimit: RateLimitSettings | undefined;
   /** REDIS_URL: where rate-limit counters live, shared by every server process; unset, in memory. */
   redisUrl: string | undefined;
+  /** DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: the dev sign-in also when listening beyond loopback, and for requests from elsewhere. */
+  devSignInUnsafeAllowRemote: boolean;
 }
 
 export interface RateLimitSettings {
@@ -259,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sourcesFile: sourcesFile(env),
     rateLimit: rateLimit(env),
     redisUrl: redisUrl(env.REDIS_URL),
+    devSignInUnsafeAllowRemote: flag(env, 'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
   };
 }
 
@@ -278,7 +281,21 @@ function sourcesFile(env: NodeJS.ProcessEnv): string | undefined {
   return fs.existsSync(fallback) ? fallback : undefined;
 }
 
-/** The dev sign-in exists only for local use: no OAuth client and not production. */
+/** `true`/`1` or `false`/`0`/unset; anything else is a mistake worth stopping for. */
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new Error(`${name} must be true or false, got "${env[name]}"`);
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+export const isLoopbackHost = (host: string): boolean => LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+
+/**
+ * The dev sign-in exists only for local use: no OAuth client, not production, and the server
+ * listening on this machine only, unless DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE says otherwise.
+ */
 export function devSignInEnabled(config: Config): boolean {
-  return !config.github && config.nodeEnv !== 'production';
+  return !config.github && config.nodeEnv !== 'production' && (isLoopbackHost(config.host) || config.devSignInUnsafeAllowRemote);
 }

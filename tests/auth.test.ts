@@ -358,11 +358,49 @@ describe('dev sign-in (no GitHub client, not production)', () => {
     expect(await server.db.select().from(users).where(eq(users.displayName, 'Planted'))).toEqual([]);
   });
 
+  it('answers only requests from this machine: one a proxy forwarded gets 403 and signs nobody in', async () => {
+    const proxies: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }];
+    for (const forwarded of proxies) {
+      expect((await fetch(`${server.url}/auth/dev`, { headers: forwarded })).status).toBe(403);
+      const res = await fetch(`${server.url}/auth/dev`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...forwarded },
+        body: '{"display_name":"Forwarded"}',
+      });
+      expect(res.status).toBe(403);
+      expect((await res.json()).error.code).toBe('FORBIDDEN');
+      expect(res.headers.getSetCookie().some((c) => c.startsWith(SESSION_COOKIE))).toBe(false);
+    }
+    expect(await server.db.select().from(users).where(eq(users.displayName, 'Forwarded'))).toEqual([]);
+  });
+
   it('shows the signed-out dashboard with the dev sign-in link', async () => {
     const html = await (await fetch(`${server.url}/`)).text();
     expect(html).toContain('/auth/dev');
     expect(html).not.toContain('Sign in with GitHub');
     expect((await fetch(`${server.url}/auth/github`, { redirect: 'manual' })).status).toBe(404);
+  });
+});
+
+describe('dev sign-in beyond loopback', () => {
+  it('does not exist when the server listens beyond this machine', async () => {
+    const server = await startTestServer({ HOST: '0.0.0.0' });
+    try {
+      expect((await fetch(`${server.url}/auth/dev`)).status).toBe(404);
+      expect(await (await fetch(`${server.url}/`)).text()).not.toContain('/auth/dev');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('exists there, and for forwarded requests, only with DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE=true', async () => {
+    expect(() => loadConfig({ DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: 'yes' })).toThrow(/DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE must be true or false/);
+    const server = await startTestServer({ HOST: '0.0.0.0', DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: 'true' });
+    try {
+      expect((await fetch(`${server.url}/auth/dev`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -1,11 +1,13 @@
-// The dev sign-in (docs/architecture.md §4): only when no GitHub OAuth client is configured and NODE_ENV is not
-// production (devSignInEnabled). Anyone who can reach the server can become any user here, which
-// is the point on a laptop and why it never exists anywhere else.
+// The dev sign-in (docs/architecture.md §4): only when no GitHub OAuth client is configured, NODE_ENV
+// is not production and the server listens on loopback (devSignInEnabled), and then only for
+// requests from this machine that no proxy forwarded. Anyone who can reach it can become any user,
+// which is the point on a laptop and why it exists nowhere else, unless the setting whose name
+// says it is unsafe (DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE) turns both checks off.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { getUser, insertUser, listUsers } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { escapeHtml, sendPage } from './html.ts';
 import { assertSameOrigin, startSession } from './session-cookie.ts';
 
@@ -55,7 +57,24 @@ ${existing ? `<ul>${existing}</ul>` : '<p class="muted">No users yet (the CLI ma
   );
 }
 
-export async function registerDevSignIn(app: FastifyInstance, ctx: Context): Promise<void> {
+const LOOPBACK_ADDRESS = /^(127\.|::1$|::ffff:127\.)/;
+
+/** A request from this machine, as the socket says, that no proxy forwarded. */
+function fromThisMachine(request: FastifyRequest): boolean {
+  const peer = request.socket.remoteAddress ?? '';
+  return LOOPBACK_ADDRESS.test(peer) && !request.headers['x-forwarded-for'] && !request.headers.forwarded;
+}
+
+export async function registerDevSignIn(parent: FastifyInstance, ctx: Context): Promise<void> {
+  await parent.register(async (app) => routes(app, ctx));
+}
+
+async function routes(app: FastifyInstance, ctx: Context): Promise<void> {
+  if (!ctx.config.devSignInUnsafeAllowRemote) {
+    app.addHook('onRequest', async (request) => {
+      if (!fromThisMachine(request)) throw forbidden('the dev sign-in answers only requests from this machine');
+    });
+  }
   app.get(DEV_SIGN_IN_PATH, async (_request, reply) => signInPage(ctx, reply));
 
   app.post(DEV_SIGN_IN_PATH, { schema: { body: bodySchema } }, async (request: FastifyRequest<{ Body: DevSignInBody }>, reply) => {
