@@ -143,7 +143,28 @@ describe('the pay page', () => {
     const html = await page.text();
     expect(html).toContain('Pay 50.00 USD (sandbox)');
     expect(html).toContain(client_secret);
-    expect((await fetch(`${server.url}/sandbox/pay/pi_sandbox_${'0'.repeat(32)}`)).status).toBe(404);
+  });
+
+  it('shows nothing of a payment without its client secret: the same form for every id, 403 for a wrong secret', async () => {
+    const { payment_page_url, client_secret, milestone } = await fundingMilestone();
+    const other = await fundingMilestone();
+    const unknown = `${server.url}/sandbox/pay/pi_sandbox_${'0'.repeat(32)}`;
+    const pages = [];
+    for (const [url, status] of [
+      [payment_page_url!, 200],
+      [unknown, 200],
+      [`${payment_page_url}?client_secret=nope`, 403],
+      [`${payment_page_url}?client_secret=${other.client_secret}`, 403],
+      [`${unknown}?client_secret=${client_secret}`, 403],
+    ] as const) {
+      const res = await fetch(url);
+      expect(res.status, url).toBe(status);
+      const html = await res.text();
+      expect(html).not.toContain('50.00');
+      expect(html).not.toContain(milestone.title);
+      pages.push(html.replace(/nonce="[^"]+"/g, ''));
+    }
+    expect(pages[0]).toBe(pages[1]); // a known and an unknown payment look the same
   });
 
   it('refuses a wrong client_secret with 403 and changes nothing', async () => {
@@ -161,7 +182,7 @@ describe('the pay page', () => {
     expect(await eventTypes('milestone', milestone.id)).toEqual(['milestone.funding']);
     expect(client_secret).not.toBe(other.client_secret);
     expect((await submitPayment(`${server.url}/sandbox/pay/pi_sandbox_${'0'.repeat(32)}`, { client_secret: client_secret! })).status).toBe(
-      404,
+      403,
     );
   });
 

@@ -7,7 +7,7 @@ import type { Context } from '../context.ts';
 import { escapeHtml, sendPage } from '../auth/html.ts';
 import { findMilestoneByPayment } from '../../db/repositories/contracts.ts';
 import { applyProviderEvent } from '../services/provider-events.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, forbidden } from '../errors.ts';
 import type { SandboxPaymentProvider } from './sandbox.ts';
 
 const field = (body: unknown, name: string): string => {
@@ -91,11 +91,29 @@ With Stripe, this would be Stripe's hosted onboarding for account <code>${escape
     return reply.redirect(returnUrl, 303);
   });
 
+  // The page shows a payment's milestone and amount only to whoever has its client secret (the
+  // client, from the fund response); without it, the same form for every payment id, known or not.
   app.get('/sandbox/pay/:paymentId', async (request, reply) => {
     const { paymentId } = request.params as { paymentId: string };
+    const secret = field(request.query, 'client_secret');
+    const form = (heading: string, status = 200) =>
+      sendPage(
+        reply,
+        'Sandbox payment',
+        () => `
+<h1>${escapeHtml(heading)}</h1>
+<p>Paste the <code>client_secret</code> from the fund response to see this payment and pay it. This server
+runs the <strong>sandbox</strong> payment provider: nothing real is charged.</p>
+<form method="get">
+  <label>client_secret <input name="client_secret" size="60" required></label>
+  <p><button type="submit">Show the payment</button></p>
+</form>`,
+        status,
+      );
+    if (!secret) return form('Sandbox payment');
+    if (!sandbox.verifyClientSecret(paymentId, secret)) return form('Wrong client secret', 403);
     const milestone = await findMilestoneByPayment(ctx.db, paymentId);
     if (!milestone) return message(reply, 'Unknown payment', 'There is no sandbox payment with this id.', 404);
-    const secret = (request.query as Record<string, string | undefined>).client_secret ?? '';
     const amount = `${(milestone.amountCents / 100).toFixed(2)} ${milestone.currency}`;
     return sendPage(
       reply,
@@ -105,7 +123,7 @@ With Stripe, this would be Stripe's hosted onboarding for account <code>${escape
 <p>Milestone <strong>${escapeHtml(milestone.title)}</strong>. This server runs the <strong>sandbox</strong>
 payment provider: nothing real is charged. With Stripe, the client confirms the payment with Stripe.js.</p>
 <form method="post">
-  <label>client_secret <input name="client_secret" size="60" value="${escapeHtml(secret)}" required></label>
+  <input type="hidden" name="client_secret" value="${escapeHtml(secret)}">
   <p><button type="submit" name="outcome" value="succeeded">Pay</button>
   <button type="submit" name="outcome" value="failed">Decline</button></p>
 </form>`,
@@ -114,13 +132,20 @@ payment provider: nothing real is charged. With Stripe, the client confirms the 
 
   app.post('/sandbox/pay/:paymentId', async (request, reply) => {
     const { paymentId } = request.params as { paymentId: string };
+    const clientSecret = field(request.body, 'client_secret');
+    // The secret first: without it, nobody learns whether a payment exists.
+    const allowed = checked(request, reply, 'Wrong client secret', () => {
+      if (!sandbox.verifyClientSecret(paymentId, clientSecret)) throw forbidden('this client secret does not belong to this payment');
+      return true;
+    });
+    if (!allowed) return reply;
     const milestone = await findMilestoneByPayment(ctx.db, paymentId);
     if (!milestone) throw new ApiError('NOT_FOUND', 'payment not found');
     const outcome = field(request.body, 'outcome') === 'failed' ? 'failed' : 'succeeded';
     const event = checked(request, reply, 'Wrong client secret', () =>
       sandbox.confirmPayment({
         paymentId,
-        clientSecret: field(request.body, 'client_secret'),
+        clientSecret,
         amountCents: milestone.amountCents,
         currency: milestone.currency,
         outcome,

@@ -34,6 +34,8 @@ export interface SandboxPaymentProvider extends PaymentProvider {
   completeOnboarding(input: { accountId: string; returnUrl: string; token: string }): ProviderEvent;
   /** Where the paying client confirms a sandbox payment (the page the lifecycle serves). */
   paymentPageUrl(paymentId: string): string;
+  /** Whether this is the client secret of this payment (what the pay page needs to show anything). */
+  verifyClientSecret(paymentId: string, clientSecret: string): boolean;
   /**
    * What the pay page calls: checks the client secret, then returns payment.succeeded (or
    * payment.failed, to try that path) for the milestone. The sandbox charges what the page shows,
@@ -165,6 +167,10 @@ export function createSandboxProvider(options: SandboxOptions): SandboxPaymentPr
 
     paymentPageUrl(paymentId) {
       return `${publicUrl}/sandbox/pay/${paymentId}`;
+    },
+
+    verifyClientSecret(paymentId, clientSecret) {
+      return paymentId.startsWith(SANDBOX_PREFIX.payment) && sameSecret(clientSecret, clientSecretOf(paymentId));
     },
 
     confirmPayment({ paymentId, clientSecret, amountCents, currency, outcome = 'succeeded' }) {
