@@ -18,6 +18,7 @@ import { registerBrowserRoutes } from './auth/browser-routes.ts';
 import { keepRawJsonBodies } from './http/raw-body.ts';
 import { loggerOptions } from './http/logging.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -52,6 +53,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     reply.header('x-request-id', request.id);
   });
   app.addHook('preValidation', refuseNulCharacters);
+  await registerSecurityHeaders(app, { production: config.nodeEnv === 'production' });
   // Rate limits (src/http/rate-limit.ts): routes outside the API here; the API's around authentication.
   const limits = await registerRateLimits(app, config);
   app.addHook('onRequest', limits.outsideApi);

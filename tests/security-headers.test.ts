@@ -1,0 +1,65 @@
+// Security headers on every response: JSON (success, errors of every kind, unknown routes), the
+// spec, the API reference at /docs, and our own HTML pages; HSTS only in production.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+let server: TestServer;
+let apiKey: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  apiKey = (await server.user('Headers')).apiKey;
+});
+afterAll(() => server?.close());
+
+const common = (headers: Headers, url: string) => {
+  expect(headers.get('x-content-type-options'), url).toBe('nosniff');
+  expect(headers.get('referrer-policy'), url).toBe('no-referrer');
+  expect(headers.get('x-frame-options'), url).toBe('DENY');
+  expect(headers.get('content-security-policy'), url).toContain("frame-ancestors 'none'");
+};
+
+describe('security headers', () => {
+  it('are on every JSON response, errors and unknown routes included; the CSP there lets nothing load', async () => {
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const cases: [string, RequestInit, number][] = [
+      ['/api/health', {}, 200],
+      ['/api/profile/me', { headers: auth }, 200],
+      ['/api/profile/me', {}, 401],
+      ['/api/gigs', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{' }, 400],
+      ['/api/gigs/00000000-0000-7000-8000-000000000000', { headers: auth }, 404],
+      ['/nowhere', {}, 404],
+      ['/openapi.json', {}, 200],
+    ];
+    for (const [path, init, status] of cases) {
+      const res = await fetch(`${server.url}${path}`, init);
+      expect(res.status, path).toBe(status);
+      await res.arrayBuffer();
+      common(res.headers, path);
+      expect(res.headers.get('content-security-policy'), path).toContain("default-src 'none'");
+      expect(res.headers.get('strict-transport-security'), path).toBeNull();
+    }
+  });
+
+  it('give /docs a CSP its own script and styles work under, and our HTML pages their nonce-based one', async () => {
+    const docs = await fetch(`${server.url}/docs/`);
+    expect(docs.status).toBe(200);
+    await docs.text();
+    common(docs.headers, '/docs/');
+    expect(docs.headers.get('content-security-policy')).toContain("script-src 'self' 'unsafe-inline'");
+    const page = await fetch(`${server.url}/`);
+    await page.text();
+    common(page.headers, '/');
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
+  });
+
+  it('include HSTS in production', async () => {
+    const production = await startTestServer({ NODE_ENV: 'production', SESSION_SECRET: 'a-production-secret-of-enough-length' });
+    try {
+      const res = await fetch(`${production.url}/api/health`);
+      expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
+      common(res.headers, '/api/health');
+    } finally {
+      await production.close();
+    }
+  });
+});
