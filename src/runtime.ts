@@ -8,7 +8,7 @@ import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
 import { createJobSystem, type JobSystem } from '../jobs/boss.ts';
 import type { Context } from './context.ts';
-import { loggerOptions } from './http/logging.ts';
+import { createLogDestination, flushLog, loggerOptions } from './http/logging.ts';
 import { allJobs } from '../jobs/index.ts';
 import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
@@ -22,6 +22,8 @@ export interface Runtime {
   apiKeys: ApiKeyCache;
   /** Stops pg-boss, then closes the server and the database. */
   close(): Promise<void>;
+  /** Writes out the log lines still waiting (for a second at most: the reader may be gone). */
+  flushLogs(): Promise<void>;
 }
 
 type RuntimeOptions = { logger?: boolean | object; database?: Database };
@@ -46,7 +48,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
 }
 
 async function start(config: Config, options: RuntimeOptions): Promise<Runtime> {
-  const log = pino(loggerOptions(options.logger === false ? 'silent' : config.logLevel));
+  const destination = options.logger === false ? undefined : createLogDestination();
+  const log = destination ? pino(loggerOptions(config.logLevel), destination) : pino({ level: 'silent' });
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrate(database);
   const sessionSecret =
@@ -58,7 +61,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, sessionSecret };
   await jobs.start(allJobs(ctx));
   const revocations = await apiKeys.listen(database);
-  const app = await buildApp(ctx, { logger: options.logger });
+  const app = await buildApp(ctx, { logger: options.logger ?? { ...loggerOptions(config.logLevel), stream: destination } });
   let closed = false;
   return {
     app,
@@ -72,6 +75,9 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       await revocations.stop();
       await jobs.stop();
       await database.close();
+    },
+    async flushLogs() {
+      if (destination) await flushLog(destination);
     },
   };
 }

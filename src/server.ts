@@ -13,6 +13,7 @@ closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
   else app.log.info({ signal }, 'shutting down');
   await runtime.close();
   app.log.info('shut down');
+  await runtime.flushLogs(); // the log is written asynchronously (src/http/logging.ts)
 });
 
 await app.listen({ port: config.port, host: config.host });

@@ -1,6 +1,7 @@
 // The real server process, as `npm start` runs it: it answers quickly, serves the spec and the
 // docs, and on SIGTERM stops accepting, finishes the requests in flight, stops pg-boss, closes the
 // database and exits 0, leaving a data directory that opens again cleanly.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -247,5 +248,59 @@ describe('the server log', () => {
     ]) {
       expect(log, `the log holds ${secret}`).not.toContain(secret);
     }
+  }, 60_000);
+});
+
+describe('a server whose log nobody reads', () => {
+  /** A server on its own PGlite whose standard output the test controls; resolves once it listens. */
+  async function unreadServer() {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-log-'));
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const port = await freePort();
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['src/server.ts'], {
+      cwd: path.resolve(import.meta.dirname, '..'),
+      env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    cleanups.push(async () => void child.kill('SIGKILL'));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      const onData = (d: Buffer) => {
+        if (String(d).includes('gigmarket listening on')) {
+          child.stdout!.off('data', onData);
+          resolve();
+        }
+      };
+      child.stdout!.on('data', onData);
+    });
+    return { url: `http://127.0.0.1:${port}`, child, exited };
+  }
+
+  /** Requests that each log a line or two: enough to fill a pipe several times over. */
+  async function busy(url: string, n: number) {
+    const one = async () => {
+      for (let i = 0; i < n / 4; i++) await (await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5000) })).text();
+    };
+    await Promise.all([one(), one(), one(), one()]);
+  }
+
+  const exitsWithin = (exited: Promise<number | null>, ms: number) =>
+    Promise.race([exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms))]);
+
+  it('keeps serving, and exits 0 on SIGTERM, when the reader stopped reading (a full pipe)', async () => {
+    const server = await unreadServer();
+    server.child.stdout!.pause(); // held open, never read again
+    await busy(server.url, 600);
+    server.child.kill('SIGTERM');
+    expect(await exitsWithin(server.exited, 20_000)).toBe(0);
+  }, 60_000);
+
+  it('keeps serving, and exits 0 on SIGTERM, when the reader closed its end', async () => {
+    const server = await unreadServer();
+    server.child.stdout!.destroy();
+    await busy(server.url, 100);
+    server.child.kill('SIGTERM');
+    expect(await exitsWithin(server.exited, 20_000)).toBe(0);
   }, 60_000);
 });

@@ -1,5 +1,9 @@
 // The server's pino options: no credential ever reaches a log line (docs/architecture.md §3).
 import type { FastifyRequest } from 'fastify';
+import sonicBoom, { type SonicBoom } from 'sonic-boom';
+
+// sonic-boom is CommonJS: its default export is the class its types name SonicBoom.
+const SonicBoomStream = sonicBoom as unknown as typeof SonicBoom;
 
 /**
  * Query parameters that carry a secret in a browser route's URL: GitHub's sign-in code and state
@@ -38,4 +42,31 @@ export function loggerOptions(level: string) {
       }),
     },
   };
+}
+
+/**
+ * Where the server logs: standard output, written asynchronously with a bounded buffer. A reader
+ * that stops reading (a log shipper that hung, a pipe nobody drains) must never stop the server:
+ * a synchronous write to a full pipe blocks the event loop, shutdown included. So writes go
+ * through the thread pool, and beyond 16 MiB waiting, lines are dropped. SonicBoom itself, not
+ * pino.destination(), which would flush synchronously on exit and hang there instead.
+ */
+export function createLogDestination(): SonicBoom {
+  const destination = new SonicBoomStream({ fd: 1, sync: false, minLength: 0, maxLength: 16 * 1024 * 1024 });
+  // The reader closed its end (EPIPE): the server goes on serving; its log lines have nowhere to go.
+  destination.on('error', () => {});
+  return destination;
+}
+
+/** sonic-boom's own state (not in its types): bytes not yet written, and whether a write is under way. */
+type WriteState = { _len: number; _writing: boolean };
+
+/**
+ * Waits until every line is written, for `ms` at most (a reader that went away would hold it
+ * forever). sonic-boom's flush() does not wait for a write under way when lines go out at once.
+ */
+export async function flushLog(destination: SonicBoom, ms = 1000): Promise<void> {
+  const state = destination as unknown as WriteState;
+  const deadline = Date.now() + ms;
+  while ((state._writing || state._len > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
 }
