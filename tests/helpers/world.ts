@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { TestServer } from './server.ts';
 import { signInDev, type BrowserSession } from './session.ts';
-import { pendingContract, submitSandboxOnboarding } from './lifecycle.ts';
+import { approvedContract, negotiation, pendingContract, submitSandboxOnboarding } from './lifecycle.ts';
 
 type User = Awaited<ReturnType<TestServer['user']>>;
 export type WorldUser = User & { session: BrowserSession };
@@ -16,7 +16,7 @@ export interface World {
   client: WorldUser;
   /** Applied to the main gig, was shortlisted, negotiated; party to both contracts. */
   worker: WorldUser;
-  /** Applied to the main gig and is still `submitted`. */
+  /** Applied to the main gig and is still `submitted`; invited to another, whose contract waits for their KYC. */
   worker2: WorldUser;
   /** Party to nothing: signed in, with a valid key, and skills of their own. */
   stranger: WorldUser;
@@ -31,13 +31,14 @@ export interface WorldIds {
   apiKey: { spare: string };
   user: { client: string; worker: string };
   /** `draft` first: the one no one but the client can see. */
-  gig: { draft: string; open: string; pending: string; spare1: string; spare2: string };
+  gig: { draft: string; open: string; pending: string; negotiating: string; kyc: string; spare1: string; spare2: string };
   application: { shortlisted: string; submitted: string; invitation: string };
-  /** `agreed`: the active contract's; `pending`: the pending contract's. */
-  negotiation: { agreed: string; pending: string };
-  contract: { active: string; pending: string };
-  /** Milestones of the active contract, and of the pending one. */
-  milestone: { first: string; second: string; pending: string };
+  /** `agreed`: the active contract's; `pending`, `kyc`: those of the other contracts; `open`: still negotiating. */
+  negotiation: { agreed: string; pending: string; open: string; kyc: string };
+  /** `active` (client and worker), `pending` (owner approval; client and worker), `kyc` (client and worker2). */
+  contract: { active: string; pending: string; kyc: string };
+  /** Milestones of the active contract, and one each of the others. */
+  milestone: { first: string; second: string; pending: string; kyc: string };
 }
 
 /**
@@ -155,6 +156,11 @@ export async function buildWorld(server: TestServer): Promise<World> {
   const invitation = await client.api.GET('/api/gigs/{id}/applications', { params: { path: { id: pending.gig.id } } });
   expect(invitation.data!.data).toHaveLength(1);
 
+  // An open negotiation (the client proposed, the worker's turn), and a contract approved by both
+  // owners that waits for worker2's KYC (worker2 has no verified account yet).
+  const open = await negotiation(client, worker);
+  const kyc = await approvedContract(client, worker2);
+
   // A draft, and two more open gigs the worker has not touched (recommendations, search pages).
   const draft = await client.api.POST('/api/gigs', { body: { title: 'Secret draft', tags: ['rust'], status: 'draft' } });
   expect(draft.response.status).toBe(201);
@@ -180,11 +186,11 @@ export async function buildWorld(server: TestServer): Promise<World> {
     ids: {
       apiKey: { spare: spare.id },
       user: { client: client.userId, worker: worker.userId },
-      gig: { draft: draft.data!.id, open: gigId, pending: pending.gig.id, spare1: spare1.data!.id, spare2: spare2.data!.id },
+      gig: { draft: draft.data!.id, open: gigId, pending: pending.gig.id, negotiating: open.gig.id, kyc: kyc.gig.id, spare1: spare1.data!.id, spare2: spare2.data!.id },
       application: { shortlisted: applied.data!.id, submitted: submitted.data!.id, invitation: invitation.data!.data[0]!.id },
-      negotiation: { agreed: negotiated.data!.id, pending: pending.negotiation.id },
-      contract: { active: contractId, pending: pending.contract.id },
-      milestone: { first: first!.id, second: last!.id, pending: pending.contract.milestones[0]!.id },
+      negotiation: { agreed: negotiated.data!.id, pending: pending.negotiation.id, open: open.negotiation.id, kyc: kyc.negotiation.id },
+      contract: { active: contractId, pending: pending.contract.id, kyc: kyc.contract.id },
+      milestone: { first: first!.id, second: last!.id, pending: pending.contract.milestones[0]!.id, kyc: kyc.contract.milestones[0]!.id },
     },
   };
 }
