@@ -54,7 +54,8 @@ export const label = (op: SpecOperation) => `${op.operationId} (${op.method.toUp
 
 export interface OperationRequest {
   path?: Record<string, string>;
-  query?: Record<string, string | number | undefined>;
+  /** Query parameters; an array repeats the parameter. */
+  query?: Record<string, string | number | string[] | undefined>;
   headers?: Record<string, string>;
   /** A JSON value to send; `undefined` sends no body. */
   body?: unknown;
@@ -77,7 +78,7 @@ export function urlOf(server: TestServer, op: SpecOperation, request: OperationR
     return encodeURIComponent(value);
   });
   const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) query.append(k, String(v));
+  for (const [k, v] of Object.entries(request.query ?? {})) for (const one of [v].flat()) if (one !== undefined) query.append(k, String(one));
   const qs = query.toString();
   return `${server.url}${path}${qs ? `?${qs}` : ''}`;
 }
