@@ -46,6 +46,8 @@ const CROSS_SITE_403_NOT_DECLARED = [
 ];
 const CROSS_SITE = {
   secFetch: 'cookie, cross-site (Sec-Fetch-Site: cross-site)',
+  // A sibling subdomain is same-site but not same-origin: refused too.
+  sameSite: 'cookie, another origin of the same site (Sec-Fetch-Site: same-site)',
   origin: 'cookie, cross-origin (Origin: http://evil.example)',
 };
 const KNOWN_BUGS: Record<string, string> = Object.fromEntries(Object.values(CROSS_SITE).flatMap((kind) =>
@@ -171,6 +173,7 @@ for (const op of authenticated) {
     // SameSite=Lax already keeps the cookie off cross-site subrequests).
     if (isUnsafe(op)) {
       add(CROSS_SITE.secFetch, op, FORBIDDEN, (w) => requestFor(w, op, { cookie: w.client.session.cookie, 'sec-fetch-site': 'cross-site' }));
+      add(CROSS_SITE.sameSite, op, FORBIDDEN, (w) => requestFor(w, op, { cookie: w.client.session.cookie, 'sec-fetch-site': 'same-site' }));
       add(CROSS_SITE.origin, op, FORBIDDEN, (w) => requestFor(w, op, { cookie: w.client.session.cookie, origin: 'http://evil.example' }));
     }
   }
