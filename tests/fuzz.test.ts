@@ -506,6 +506,29 @@ describe('the fuzzer itself', () => {
     expect([...KNOWN_BUGS].filter((n) => !REPRODUCTIONS.some((r) => r.name === n))).toEqual([]);
   });
 
+  it('generates values that its schemas accept, and broken ones they mostly refuse', () => {
+    const noHints: IdHints = () => [];
+    const problems: string[] = [];
+    const check = (where: string, schema: Record<string, any>, mode: 'json' | 'param') => {
+      const inlined = inline(schema);
+      const isValid = schemaValidator(inlined, mode);
+      const asSent = (v: unknown) => (mode === 'param' ? String(v) : v);
+      const valid = fc.sample(validArb(inlined, noHints), { numRuns: 40, seed: SEED });
+      const rejected = valid.filter((v) => !isValid(asSent(v)));
+      if (rejected.length) problems.push(`${where}: generated values its schema refuses: ${JSON.stringify(rejected.slice(0, 3))}`);
+      const bad = invalidArb(inlined, noHints, mode);
+      if (!bad) return;
+      const broken = fc.sample(bad, { numRuns: 40, seed: SEED }).filter((v) => !isValid(asSent(v)));
+      if (broken.length < 30) problems.push(`${where}: only ${broken.length} of 40 broken values are refused by the schema`);
+    };
+    for (const op of operations) {
+      for (const p of parametersOf(op)) check(`${op.operationId} ${p.in}.${p.name}`, p.schema, 'param');
+      const body = jsonBodyOf(op);
+      if (body) check(`${op.operationId} body`, body.schema, 'json');
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('lists every operation whose request body is not JSON in FUZZ_EXCEPTIONS', () => {
     expect(operations.filter((o) => !jsonOnly(o) && !FUZZ_EXCEPTIONS[o.operationId]).map(label)).toEqual([]);
   });
