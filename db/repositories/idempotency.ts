@@ -1,5 +1,5 @@
 // Idempotency-Key records, scoped by user: one user's key never meets another's.
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import { idempotencyKeys } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import { isLockNotAvailable } from '../errors.ts';
