@@ -5,19 +5,25 @@ import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT } from '../src/http/pagination.ts';
+import { validationFailed } from '../src/errors.ts';
 import { searchGigs } from '../src/search/service.ts';
 import { recommendGigs } from '../src/search/recommendations.ts';
 import { recommendWorkersForGig, sendFeedback } from '../src/services/discovery.ts';
 
-/** A comma-separated parameter as a list (blanks dropped). */
-const commaList = (value: string | undefined) =>
-  (value ?? '')
+/**
+ * A comma-separated parameter as a list (blanks dropped), of at most `max` items of at most
+ * `maxLength` characters each, as the spec says; more is a 400 naming the parameter.
+ */
+function commaList(name: string, value: string | undefined, max: number, maxLength: number): string[] {
+  const items = (value ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-
-/** Nothing pays more than a 32-bit column holds: a larger minimum means the same as this one. */
-const MAX_CENTS = 2_147_483_647;
+  if (items.length > max || items.some((i) => i.length > maxLength)) {
+    throw validationFailed(`query.${name}`, `must list at most ${max} values of at most ${maxLength} characters each`);
+  }
+  return items;
+}
 
 export function discoveryHandlers(ctx: Context): Handlers<'searchGigs' | 'recommendGigs' | 'recommendWorkers' | 'sendDiscoveryFeedback'> {
   return {
@@ -26,11 +32,11 @@ export function discoveryHandlers(ctx: Context): Handlers<'searchGigs' | 'recomm
       const q = request.query;
       const result = await searchGigs(ctx, userId, {
         q: q.q,
-        tags: commaList(q.tags),
-        minCompensationCents: q.min_compensation_cents === undefined ? undefined : Math.min(q.min_compensation_cents, MAX_CENTS),
+        tags: commaList('tags', q.tags, 20, 40),
+        minCompensationCents: q.min_compensation_cents,
         compensationType: q.compensation_type,
         currency: q.currency,
-        sources: commaList(q.sources),
+        sources: commaList('sources', q.sources, 20, 40),
         limit: q.limit ?? DEFAULT_LIMIT,
         cursor: q.cursor,
       });

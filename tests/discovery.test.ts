@@ -266,11 +266,19 @@ describe('GET /api/discovery/gigs: filters', () => {
       [{ currency: 'usd' }, 'query.currency'],
       [{ currency: 'EURO' }, 'query.currency'],
       [{ cursor: 'not-a-cursor' }, 'query.cursor'],
+      [{ min_compensation_cents: 2_147_483_648 }, 'query.min_compensation_cents'],
+      [{ tags: Array.from({ length: 21 }, (_, i) => `t${i}`).join(',') }, 'query.tags'],
+      [{ tags: `rust,${'x'.repeat(41)}` }, 'query.tags'],
+      [{ tags: 'x,'.repeat(500) }, 'query.tags'],
+      [{ sources: Array.from({ length: 21 }, (_, i) => `s${i}`).join(',') }, 'query.sources'],
+      [{ sources: 'x'.repeat(41) }, 'query.sources'],
     ];
     for (const [query, path] of cases) {
       expectInvalid(await worker.api.GET('/api/discovery/gigs', { params: { query: query as never } }), path);
     }
     expect((await worker.api.GET('/api/discovery/gigs', { params: { query: { q: 'x'.repeat(1000) } } })).response.status).toBe(200);
+    const twenty = Array.from({ length: 20 }, (_, i) => `${'t'.repeat(38)}${String(i).padStart(2, '0')}`).join(',');
+    expect((await worker.api.GET('/api/discovery/gigs', { params: { query: { tags: twenty } } })).response.status).toBe(200);
   });
 
   it('needs credentials', async () => {

@@ -4635,7 +4635,8 @@ export interface operations {
                  */
                 q?: string;
                 /**
-                 * @description Comma-separated skills; a gig must carry at least one of them (or a synonym). More covered rank higher.
+                 * @description Comma-separated skills, at most 20 of at most 40 characters each (as gig tags); a gig
+                 *     must carry at least one of them (or a synonym). More covered rank higher.
                  * @example rust,wasm
                  */
                 tags?: string;
@@ -4649,7 +4650,7 @@ export interface operations {
                 /** @description Only gigs paying in this currency. */
                 currency?: components["schemas"]["Currency"];
                 /**
-                 * @description Comma-separated source names (`native`, or an external source's name).
+                 * @description Comma-separated source names (`native`, or an external source's name), at most 20 of at most 40 characters each.
                  * @example native,github-bounties
                  */
                 sources?: string;
