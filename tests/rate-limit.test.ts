@@ -235,8 +235,8 @@ describe('rate limits', () => {
 
   it('limits the browser pages outside the API per address too, but not unknown paths', async () => {
     const address = newAddress();
-    for (let i = 1; i <= ANONYMOUS; i++) expect((await call(server, '/auth/dev', address)).status).toBe(200);
-    expectRateLimited(await call(server, '/auth/dev', address), /^rate limit exceeded for address /);
+    for (let i = 1; i <= ANONYMOUS; i++) expect((await call(server, '/', address)).status).toBe(200);
+    expectRateLimited(await call(server, '/', address), /^rate limit exceeded for address /);
     expect((await call(server, '/nothing-here', address)).status).toBe(404);
   });
 
