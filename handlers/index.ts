@@ -9,6 +9,7 @@ import { negotiationHandlers } from './negotiations.ts';
 import { contractHandlers } from './contracts.ts';
 import { paymentHandlers } from './payments.ts';
 import { discoveryHandlers } from './discovery.ts';
+import { eventHandlers } from './events.ts';
 
 export function allHandlers(ctx: Context) {
   return {
@@ -21,5 +22,6 @@ export function allHandlers(ctx: Context) {
     ...contractHandlers(ctx),
     ...paymentHandlers(ctx),
     ...discoveryHandlers(ctx),
+    ...eventHandlers(ctx),
   };
 }

@@ -1,6 +1,6 @@
 // The outbox: a state change records its event with the same transaction it writes in (through
 // src/services/events.ts, which makes the event's id and its audience).
-import { and, arrayContains, desc, eq } from 'drizzle-orm';
+import { and, arrayContains, asc, desc, eq, gt, inArray, lt } from 'drizzle-orm';
 import { events } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
@@ -36,12 +36,29 @@ export async function eventsForResource(db: Executor, resourceType: string, reso
     .orderBy(events.id);
 }
 
-/** The latest events a user is in the audience of. */
-export async function eventsForUser(db: Executor, userId: string, limit = 50): Promise<EventRow[]> {
+/**
+ * The events a user is in the audience of, newest first before `beforeId` (or from the newest), or
+ * oldest first after `afterId`; `limit + 1` rows, for paging. Optionally of these types, or about
+ * this resource.
+ */
+export async function listEventsForUser(
+  db: Executor,
+  userId: string,
+  q: { limit: number; beforeId?: string; afterId?: string; types?: string[]; resourceId?: string },
+): Promise<EventRow[]> {
+  const forward = q.afterId !== undefined;
   return db
     .select()
     .from(events)
-    .where(arrayContains(events.audienceUserIds, [userId]))
-    .orderBy(desc(events.id))
-    .limit(limit);
+    .where(
+      and(
+        arrayContains(events.audienceUserIds, [userId]),
+        q.types?.length ? inArray(events.type, q.types) : undefined,
+        q.resourceId ? eq(events.resourceId, q.resourceId) : undefined,
+        q.beforeId ? lt(events.id, q.beforeId) : undefined,
+        q.afterId ? gt(events.id, q.afterId) : undefined,
+      ),
+    )
+    .orderBy(forward ? asc(events.id) : desc(events.id))
+    .limit(q.limit + 1);
 }

@@ -15,5 +15,3 @@ export function roleOf(parties: Parties, userId: string): PartyRole {
 export function requireRole(parties: Parties, userId: string, role: PartyRole, action: string): void {
   if (roleOf(parties, userId) !== role) throw forbidden(`only the ${role} can ${action}`);
 }
-
-export const audience = (parties: Parties): string[] => [parties.clientUserId, parties.workerUserId];

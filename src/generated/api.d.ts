@@ -851,6 +851,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's events
+         * @description The events the caller is in the audience of (the catalog under `webhooks` says who each
+         *     type is sent to), for agents that cannot receive webhooks. Each is the same object, with
+         *     the same `id`, as a webhook delivery of it.
+         *
+         *     Two ways to read: without `after`, newest first, with `next_cursor` to older pages; with
+         *     `after` (the id of an event the caller has seen), oldest first from the one after it, with
+         *     `next_cursor` to continue forward: poll with the last id you saw to get what happened
+         *     since, in order. Filter by `type` (a comma-separated list of catalog types) and by
+         *     `resource_id` (a gig, application, negotiation, contract, milestone, key or user id).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/discovery/gigs": {
         parameters: {
             query?: never;
@@ -998,6 +1026,7 @@ export interface webhooks {
         /**
          * gig.created
          * @description A gig was published or saved as a draft. `data` is the gig as the API shows it after the change.
+         *     Sent to the gig's client.
          */
         post: operations["onGigCreated"];
         delete?: never;
@@ -1018,6 +1047,7 @@ export interface webhooks {
         /**
          * gig.updated
          * @description Fields of a gig changed. `data` is the gig as the API shows it after the change.
+         *     Sent to the gig's client.
          */
         post: operations["onGigUpdated"];
         delete?: never;
@@ -1038,6 +1068,7 @@ export interface webhooks {
         /**
          * gig.published
          * @description A draft gig was published (draft -> open). `data` is the gig as the API shows it after the change.
+         *     Sent to the gig's client.
          */
         post: operations["onGigPublished"];
         delete?: never;
@@ -1058,6 +1089,7 @@ export interface webhooks {
         /**
          * gig.paused
          * @description A gig stopped taking applications for a while (open -> paused). `data` is the gig as the API shows it after the change.
+         *     Sent to the gig's client.
          */
         post: operations["onGigPaused"];
         delete?: never;
@@ -1078,6 +1110,7 @@ export interface webhooks {
         /**
          * gig.resumed
          * @description A paused gig is open again. `data` is the gig as the API shows it after the change.
+         *     Sent to the gig's client.
          */
         post: operations["onGigResumed"];
         delete?: never;
@@ -1098,6 +1131,7 @@ export interface webhooks {
         /**
          * gig.closed
          * @description A gig was closed for good. `data` is the gig as the API shows it after the change.
+         *     Sent to the gig's client.
          */
         post: operations["onGigClosed"];
         delete?: never;
@@ -1118,6 +1152,7 @@ export interface webhooks {
         /**
          * gig.deleted
          * @description A gig was deleted; `data` is the gig as it was. Sent to its client and to every worker who had applied. `data` is the gig as the API shows it after the change.
+         *     Sent to the gig's client.
          */
         post: operations["onGigDeleted"];
         delete?: never;
@@ -1138,6 +1173,7 @@ export interface webhooks {
         /**
          * application.submitted
          * @description A worker applied to a gig. `data` is the application as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onApplicationSubmitted"];
         delete?: never;
@@ -1158,6 +1194,7 @@ export interface webhooks {
         /**
          * application.shortlisted
          * @description The client shortlisted a worker (an application, or a direct invitation). `data` is the application as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onApplicationShortlisted"];
         delete?: never;
@@ -1178,6 +1215,7 @@ export interface webhooks {
         /**
          * application.rejected
          * @description The client rejected an application. `data` is the application as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onApplicationRejected"];
         delete?: never;
@@ -1198,6 +1236,7 @@ export interface webhooks {
         /**
          * application.withdrawn
          * @description The worker withdrew their application. `data` is the application as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onApplicationWithdrawn"];
         delete?: never;
@@ -1218,6 +1257,7 @@ export interface webhooks {
         /**
          * api_key.created
          * @description An API key was created (never with its secret). `data` is the API key as the API shows it after the change.
+         *     Sent to its owner (the user it belongs to).
          */
         post: operations["onApiKeyCreated"];
         delete?: never;
@@ -1238,6 +1278,7 @@ export interface webhooks {
         /**
          * api_key.revoked
          * @description An API key was revoked. `data` is the API key as the API shows it after the change.
+         *     Sent to its owner (the user it belongs to).
          */
         post: operations["onApiKeyRevoked"];
         delete?: never;
@@ -1258,6 +1299,7 @@ export interface webhooks {
         /**
          * api_key.rotated
          * @description An API key was replaced by a new one; `data` is the old key, revoked, with `replaced_by_id`. `data` is the API key as the API shows it after the change.
+         *     Sent to its owner (the user it belongs to).
          */
         post: operations["onApiKeyRotated"];
         delete?: never;
@@ -1278,6 +1320,7 @@ export interface webhooks {
         /**
          * profile.updated
          * @description The user changed their profile. Sent to that user only. `data` is the profile as the API shows it after the change.
+         *     Sent to its owner (the user it belongs to).
          */
         post: operations["onProfileUpdated"];
         delete?: never;
@@ -1298,6 +1341,7 @@ export interface webhooks {
         /**
          * negotiation.created
          * @description A client started a negotiation with a shortlisted worker. `data` is the negotiation as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onNegotiationCreated"];
         delete?: never;
@@ -1318,6 +1362,7 @@ export interface webhooks {
         /**
          * negotiation.round_created
          * @description A party proposed a round of terms. `data` is the negotiation as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onNegotiationRoundCreated"];
         delete?: never;
@@ -1338,6 +1383,7 @@ export interface webhooks {
         /**
          * negotiation.agreed
          * @description The party who did not propose the latest round agreed to it; `contract_id` names the contract. `data` is the negotiation as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onNegotiationAgreed"];
         delete?: never;
@@ -1358,6 +1404,7 @@ export interface webhooks {
         /**
          * negotiation.cancelled
          * @description A party cancelled the negotiation (or its contract). `data` is the negotiation as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onNegotiationCancelled"];
         delete?: never;
@@ -1378,6 +1425,7 @@ export interface webhooks {
         /**
          * negotiation.reopened
          * @description A revise of its contract opened the negotiation again. `data` is the negotiation as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onNegotiationReopened"];
         delete?: never;
@@ -1398,6 +1446,7 @@ export interface webhooks {
         /**
          * negotiation.contact_shared
          * @description A party shared their contact details with the other. `data` is the negotiation as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onNegotiationContactShared"];
         delete?: never;
@@ -1418,6 +1467,7 @@ export interface webhooks {
         /**
          * contract.created
          * @description An agreed negotiation became a contract, waiting for both owners' approval. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractCreated"];
         delete?: never;
@@ -1438,6 +1488,7 @@ export interface webhooks {
         /**
          * contract.updated
          * @description After a revise, the parties agreed again: the contract has new terms and a new approval deadline. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractUpdated"];
         delete?: never;
@@ -1458,6 +1509,7 @@ export interface webhooks {
         /**
          * contract.approved
          * @description One owner approved the contract. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractApproved"];
         delete?: never;
@@ -1478,6 +1530,7 @@ export interface webhooks {
         /**
          * contract.pending_freelancer_kyc
          * @description Both owners approved; the worker must now complete identity checks. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractPendingFreelancerKyc"];
         delete?: never;
@@ -1498,6 +1551,7 @@ export interface webhooks {
         /**
          * contract.active
          * @description The worker is verified: the contract binds and milestones can be funded. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractActive"];
         delete?: never;
@@ -1518,6 +1572,7 @@ export interface webhooks {
         /**
          * contract.revised
          * @description A party sent the contract back to negotiation; approvals were cleared. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractRevised"];
         delete?: never;
@@ -1538,6 +1593,7 @@ export interface webhooks {
         /**
          * contract.expired
          * @description The approval deadline passed before both owners approved. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractExpired"];
         delete?: never;
@@ -1558,6 +1614,7 @@ export interface webhooks {
         /**
          * contract.cancelled
          * @description A party cancelled the contract before it became binding. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractCancelled"];
         delete?: never;
@@ -1578,6 +1635,7 @@ export interface webhooks {
         /**
          * contract.completed
          * @description Every milestone was released. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onContractCompleted"];
         delete?: never;
@@ -1598,6 +1656,7 @@ export interface webhooks {
         /**
          * milestone.funding
          * @description The client started funding a milestone: a payment was created. `data` is the milestone as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onMilestoneFunding"];
         delete?: never;
@@ -1618,6 +1677,7 @@ export interface webhooks {
         /**
          * milestone.funded
          * @description The payment was confirmed (or a zero amount needed none). `data` is the milestone as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onMilestoneFunded"];
         delete?: never;
@@ -1638,6 +1698,7 @@ export interface webhooks {
         /**
          * milestone.payment_failed
          * @description A payment attempt failed; `data.failure_reason` says why. The client may retry with the same client secret. `data` is the milestone as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onMilestonePaymentFailed"];
         delete?: never;
@@ -1658,6 +1719,7 @@ export interface webhooks {
         /**
          * milestone.payout_failed
          * @description The payout of a released milestone failed on every retry; `data.failure_reason` says so. The milestone stays `released`: the money is still owed, and the payout is sent again once the cause is fixed (then `milestone.paid`). `data` is the milestone as the API shows it.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onMilestonePayoutFailed"];
         delete?: never;
@@ -1680,6 +1742,7 @@ export interface webhooks {
          * @description The provider reported a successful payment whose amount or currency differs from the
          *     milestone's; nothing was funded, and the parties (or an operator) must settle it. `data`
          *     is the milestone with what was received.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onMilestonePaymentMismatch"];
         delete?: never;
@@ -1700,6 +1763,7 @@ export interface webhooks {
         /**
          * milestone.released
          * @description The client released the milestone; the payout is due at `payout_due_at`. `data` is the milestone as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onMilestoneReleased"];
         delete?: never;
@@ -1720,6 +1784,7 @@ export interface webhooks {
         /**
          * milestone.paid
          * @description The payout to the worker was made. `data` is the milestone as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
          */
         post: operations["onMilestonePaid"];
         delete?: never;
@@ -2417,18 +2482,422 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        EventList: {
+            data: components["schemas"]["Event"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
         /**
-         * @description An event: something changed. Every state change writes one, in the same transaction as
-         *     the change (an outbox), to the users it concerns. The catalog of types is under
-         *     `webhooks`; delivery to webhook endpoints and notification channels comes with them.
+         * @description An event: something changed. Every state change writes one, in the same transaction as the
+         *     change, to the users it concerns (its audience). One type per `type`, each with its typed
+         *     `data`: switch on `type`. Receivers dedupe by `id` (delivery is at least once).
          */
-        EventEnvelope: {
+        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"];
+        /** @description `gig.created`: A gig was published or saved as a draft. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
+        GigCreatedEvent: {
             id: components["schemas"]["Uuid"];
-            /** @description `resource.action`, e.g. `contract.approved`. */
-            type: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gig.created";
             created_at: components["schemas"]["Timestamp"];
-            /** @description The resource as the API shows it after the change. */
-            data: Record<string, never>;
+            data: components["schemas"]["Gig"];
+        };
+        /** @description `gig.updated`: Fields of a gig changed. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
+        GigUpdatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gig.updated";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Gig"];
+        };
+        /** @description `gig.published`: A draft gig was published (draft -> open). `data` is the gig as the API shows it after the change. Sent to the gig's client. */
+        GigPublishedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gig.published";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Gig"];
+        };
+        /** @description `gig.paused`: A gig stopped taking applications for a while (open -> paused). `data` is the gig as the API shows it after the change. Sent to the gig's client. */
+        GigPausedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gig.paused";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Gig"];
+        };
+        /** @description `gig.resumed`: A paused gig is open again. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
+        GigResumedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gig.resumed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Gig"];
+        };
+        /** @description `gig.closed`: A gig was closed for good. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
+        GigClosedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gig.closed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Gig"];
+        };
+        /** @description `gig.deleted`: A gig was deleted; `data` is the gig as it was. Sent to its client and to every worker who had applied. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
+        GigDeletedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gig.deleted";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Gig"];
+        };
+        /** @description `application.submitted`: A worker applied to a gig. `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ApplicationSubmittedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "application.submitted";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Application"];
+        };
+        /** @description `application.shortlisted`: The client shortlisted a worker (an application, or a direct invitation). `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ApplicationShortlistedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "application.shortlisted";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Application"];
+        };
+        /** @description `application.rejected`: The client rejected an application. `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ApplicationRejectedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "application.rejected";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Application"];
+        };
+        /** @description `application.withdrawn`: The worker withdrew their application. `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ApplicationWithdrawnEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "application.withdrawn";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Application"];
+        };
+        /** @description `api_key.created`: An API key was created (never with its secret). `data` is the API key as the API shows it after the change. Sent to its owner (the user it belongs to). */
+        ApiKeyCreatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_key.created";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["ApiKey"];
+        };
+        /** @description `api_key.revoked`: An API key was revoked. `data` is the API key as the API shows it after the change. Sent to its owner (the user it belongs to). */
+        ApiKeyRevokedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_key.revoked";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["ApiKey"];
+        };
+        /** @description `api_key.rotated`: An API key was replaced by a new one; `data` is the old key, revoked, with `replaced_by_id`. `data` is the API key as the API shows it after the change. Sent to its owner (the user it belongs to). */
+        ApiKeyRotatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_key.rotated";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["ApiKey"];
+        };
+        /** @description `profile.updated`: The user changed their profile. Sent to that user only. `data` is the profile as the API shows it after the change. Sent to its owner (the user it belongs to). */
+        ProfileUpdatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "profile.updated";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["MyProfile"];
+        };
+        /** @description `negotiation.created`: A client started a negotiation with a shortlisted worker. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
+        NegotiationCreatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "negotiation.created";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Negotiation"];
+        };
+        /** @description `negotiation.round_created`: A party proposed a round of terms. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
+        NegotiationRoundCreatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "negotiation.round_created";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Negotiation"];
+        };
+        /** @description `negotiation.agreed`: The party who did not propose the latest round agreed to it; `contract_id` names the contract. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
+        NegotiationAgreedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "negotiation.agreed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Negotiation"];
+        };
+        /** @description `negotiation.cancelled`: A party cancelled the negotiation (or its contract). `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
+        NegotiationCancelledEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "negotiation.cancelled";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Negotiation"];
+        };
+        /** @description `negotiation.reopened`: A revise of its contract opened the negotiation again. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
+        NegotiationReopenedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "negotiation.reopened";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Negotiation"];
+        };
+        /** @description `negotiation.contact_shared`: A party shared their contact details with the other. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
+        NegotiationContactSharedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "negotiation.contact_shared";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Negotiation"];
+        };
+        /** @description `contract.created`: An agreed negotiation became a contract, waiting for both owners' approval. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractCreatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.created";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.updated`: After a revise, the parties agreed again: the contract has new terms and a new approval deadline. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractUpdatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.updated";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.approved`: One owner approved the contract. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractApprovedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.approved";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.pending_freelancer_kyc`: Both owners approved; the worker must now complete identity checks. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractPendingFreelancerKycEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.pending_freelancer_kyc";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.active`: The worker is verified: the contract binds and milestones can be funded. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractActiveEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.active";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.revised`: A party sent the contract back to negotiation; approvals were cleared. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractRevisedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.revised";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.expired`: The approval deadline passed before both owners approved. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractExpiredEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.expired";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.cancelled`: A party cancelled the contract before it became binding. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractCancelledEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.cancelled";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.completed`: Every milestone was released. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractCompletedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.completed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `milestone.funding`: The client started funding a milestone: a payment was created. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
+        MilestoneFundingEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.funding";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Milestone"];
+        };
+        /** @description `milestone.funded`: The payment was confirmed (or a zero amount needed none). `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
+        MilestoneFundedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.funded";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Milestone"];
+        };
+        /** @description `milestone.payment_failed`: A payment attempt failed; `data.failure_reason` says why. The client may retry with the same client secret. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
+        MilestonePaymentFailedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.payment_failed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["MilestonePaymentIssue"];
+        };
+        /** @description `milestone.payout_failed`: The payout of a released milestone failed on every retry; `data.failure_reason` says so. The milestone stays `released`: the money is still owed, and the payout is sent again once the cause is fixed (then `milestone.paid`). `data` is the milestone as the API shows it. Sent to both parties: the client and the worker. */
+        MilestonePayoutFailedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.payout_failed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["MilestonePaymentIssue"];
+        };
+        /** @description `milestone.payment_mismatch`: The provider reported a successful payment whose amount or currency differs from the milestone's; nothing was funded, and the parties (or an operator) must settle it. `data` is the milestone with what was received. Sent to both parties: the client and the worker. */
+        MilestonePaymentMismatchEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.payment_mismatch";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["MilestonePaymentIssue"];
+        };
+        /** @description `milestone.released`: The client released the milestone; the payout is due at `payout_due_at`. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
+        MilestoneReleasedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.released";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Milestone"];
+        };
+        /** @description `milestone.paid`: The payout to the worker was made. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
+        MilestonePaidEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.paid";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Milestone"];
         };
     };
     responses: {
@@ -4626,6 +5095,76 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description An event id; only events after it, oldest first. */
+                after?: components["schemas"]["Uuid"];
+                /** @description Comma-separated event types from the catalog, at most 20, e.g. `contract.approved,contract.active`. */
+                type?: string;
+                /** @description Only events about this resource. */
+                resource_id?: components["schemas"]["Uuid"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b6-4d5e-7f6a-8b7c-9d0e1f2a3b4c",
+                     *           "type": "gig.closed",
+                     *           "created_at": "2026-11-21T12:00:00.000Z",
+                     *           "data": {
+                     *             "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *             "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *             "title": "Build a Rust CLI for log parsing",
+                     *             "description": "Parse nginx logs into JSON lines.",
+                     *             "scope": "",
+                     *             "rate_cents": 9000,
+                     *             "compensation_type": "hourly",
+                     *             "compensation_min_cents": null,
+                     *             "compensation_max_cents": null,
+                     *             "currency": "USD",
+                     *             "tags": [
+                     *               "rust",
+                     *               "cli"
+                     *             ],
+                     *             "status": "closed",
+                     *             "source": "native",
+                     *             "external_id": null,
+                     *             "url": null,
+                     *             "posted_at": "2026-11-21T12:00:00.000Z",
+                     *             "created_at": "2026-11-21T12:00:00.000Z",
+                     *             "updated_at": "2026-11-21T12:00:00.000Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     searchGigs: {
         parameters: {
             query?: {
@@ -4928,11 +5467,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "gig.created";
-                    data?: components["schemas"]["Gig"];
-                };
+                "application/json": components["schemas"]["GigCreatedEvent"];
             };
         };
         responses: {
@@ -4961,11 +5496,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "gig.updated";
-                    data?: components["schemas"]["Gig"];
-                };
+                "application/json": components["schemas"]["GigUpdatedEvent"];
             };
         };
         responses: {
@@ -4994,11 +5525,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "gig.published";
-                    data?: components["schemas"]["Gig"];
-                };
+                "application/json": components["schemas"]["GigPublishedEvent"];
             };
         };
         responses: {
@@ -5027,11 +5554,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "gig.paused";
-                    data?: components["schemas"]["Gig"];
-                };
+                "application/json": components["schemas"]["GigPausedEvent"];
             };
         };
         responses: {
@@ -5060,11 +5583,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "gig.resumed";
-                    data?: components["schemas"]["Gig"];
-                };
+                "application/json": components["schemas"]["GigResumedEvent"];
             };
         };
         responses: {
@@ -5093,11 +5612,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "gig.closed";
-                    data?: components["schemas"]["Gig"];
-                };
+                "application/json": components["schemas"]["GigClosedEvent"];
             };
         };
         responses: {
@@ -5126,11 +5641,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "gig.deleted";
-                    data?: components["schemas"]["Gig"];
-                };
+                "application/json": components["schemas"]["GigDeletedEvent"];
             };
         };
         responses: {
@@ -5159,11 +5670,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "application.submitted";
-                    data?: components["schemas"]["Application"];
-                };
+                "application/json": components["schemas"]["ApplicationSubmittedEvent"];
             };
         };
         responses: {
@@ -5192,11 +5699,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "application.shortlisted";
-                    data?: components["schemas"]["Application"];
-                };
+                "application/json": components["schemas"]["ApplicationShortlistedEvent"];
             };
         };
         responses: {
@@ -5225,11 +5728,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "application.rejected";
-                    data?: components["schemas"]["Application"];
-                };
+                "application/json": components["schemas"]["ApplicationRejectedEvent"];
             };
         };
         responses: {
@@ -5258,11 +5757,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "application.withdrawn";
-                    data?: components["schemas"]["Application"];
-                };
+                "application/json": components["schemas"]["ApplicationWithdrawnEvent"];
             };
         };
         responses: {
@@ -5291,11 +5786,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "api_key.created";
-                    data?: components["schemas"]["ApiKey"];
-                };
+                "application/json": components["schemas"]["ApiKeyCreatedEvent"];
             };
         };
         responses: {
@@ -5324,11 +5815,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "api_key.revoked";
-                    data?: components["schemas"]["ApiKey"];
-                };
+                "application/json": components["schemas"]["ApiKeyRevokedEvent"];
             };
         };
         responses: {
@@ -5357,11 +5844,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "api_key.rotated";
-                    data?: components["schemas"]["ApiKey"];
-                };
+                "application/json": components["schemas"]["ApiKeyRotatedEvent"];
             };
         };
         responses: {
@@ -5390,11 +5873,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "profile.updated";
-                    data?: components["schemas"]["MyProfile"];
-                };
+                "application/json": components["schemas"]["ProfileUpdatedEvent"];
             };
         };
         responses: {
@@ -5423,11 +5902,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "negotiation.created";
-                    data?: components["schemas"]["Negotiation"];
-                };
+                "application/json": components["schemas"]["NegotiationCreatedEvent"];
             };
         };
         responses: {
@@ -5456,11 +5931,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "negotiation.round_created";
-                    data?: components["schemas"]["Negotiation"];
-                };
+                "application/json": components["schemas"]["NegotiationRoundCreatedEvent"];
             };
         };
         responses: {
@@ -5489,11 +5960,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "negotiation.agreed";
-                    data?: components["schemas"]["Negotiation"];
-                };
+                "application/json": components["schemas"]["NegotiationAgreedEvent"];
             };
         };
         responses: {
@@ -5522,11 +5989,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "negotiation.cancelled";
-                    data?: components["schemas"]["Negotiation"];
-                };
+                "application/json": components["schemas"]["NegotiationCancelledEvent"];
             };
         };
         responses: {
@@ -5555,11 +6018,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "negotiation.reopened";
-                    data?: components["schemas"]["Negotiation"];
-                };
+                "application/json": components["schemas"]["NegotiationReopenedEvent"];
             };
         };
         responses: {
@@ -5588,11 +6047,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "negotiation.contact_shared";
-                    data?: components["schemas"]["Negotiation"];
-                };
+                "application/json": components["schemas"]["NegotiationContactSharedEvent"];
             };
         };
         responses: {
@@ -5621,11 +6076,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.created";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractCreatedEvent"];
             };
         };
         responses: {
@@ -5654,11 +6105,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.updated";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractUpdatedEvent"];
             };
         };
         responses: {
@@ -5687,11 +6134,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.approved";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractApprovedEvent"];
             };
         };
         responses: {
@@ -5720,11 +6163,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.pending_freelancer_kyc";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractPendingFreelancerKycEvent"];
             };
         };
         responses: {
@@ -5753,11 +6192,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.active";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractActiveEvent"];
             };
         };
         responses: {
@@ -5786,11 +6221,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.revised";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractRevisedEvent"];
             };
         };
         responses: {
@@ -5819,11 +6250,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.expired";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractExpiredEvent"];
             };
         };
         responses: {
@@ -5852,11 +6279,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.cancelled";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractCancelledEvent"];
             };
         };
         responses: {
@@ -5885,11 +6308,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "contract.completed";
-                    data?: components["schemas"]["Contract"];
-                };
+                "application/json": components["schemas"]["ContractCompletedEvent"];
             };
         };
         responses: {
@@ -5918,11 +6337,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "milestone.funding";
-                    data?: components["schemas"]["Milestone"];
-                };
+                "application/json": components["schemas"]["MilestoneFundingEvent"];
             };
         };
         responses: {
@@ -5951,11 +6366,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "milestone.funded";
-                    data?: components["schemas"]["Milestone"];
-                };
+                "application/json": components["schemas"]["MilestoneFundedEvent"];
             };
         };
         responses: {
@@ -5984,11 +6395,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "milestone.payment_failed";
-                    data?: components["schemas"]["MilestonePaymentIssue"];
-                };
+                "application/json": components["schemas"]["MilestonePaymentFailedEvent"];
             };
         };
         responses: {
@@ -6017,11 +6424,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "milestone.payout_failed";
-                    data?: components["schemas"]["MilestonePaymentIssue"];
-                };
+                "application/json": components["schemas"]["MilestonePayoutFailedEvent"];
             };
         };
         responses: {
@@ -6050,11 +6453,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "milestone.payment_mismatch";
-                    data?: components["schemas"]["MilestonePaymentIssue"];
-                };
+                "application/json": components["schemas"]["MilestonePaymentMismatchEvent"];
             };
         };
         responses: {
@@ -6083,11 +6482,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "milestone.released";
-                    data?: components["schemas"]["Milestone"];
-                };
+                "application/json": components["schemas"]["MilestoneReleasedEvent"];
             };
         };
         responses: {
@@ -6116,11 +6511,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EventEnvelope"] & {
-                    /** @constant */
-                    type?: "milestone.paid";
-                    data?: components["schemas"]["Milestone"];
-                };
+                "application/json": components["schemas"]["MilestonePaidEvent"];
             };
         };
         responses: {

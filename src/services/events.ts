@@ -1,7 +1,7 @@
 // The outbox writers: every state change calls one of these with the transaction it writes in, so
 // the event exists exactly when the change does. Each event carries its resource as the API shows
-// it after the change (contact details excepted: both parties read the same event), and names the
-// users it concerns (its audience).
+// it after the change (contact details excepted: both parties read the same event); the users it
+// concerns (its audience) follow from its type by the catalog's table (src/domain/events.ts).
 import type { Executor } from '../../db/client.ts';
 import { recordEvent } from '../../db/repositories/events.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
@@ -11,8 +11,7 @@ import type { NegotiationRow } from '../../db/repositories/negotiations.ts';
 import type { GigRow } from '../../db/repositories/gigs.ts';
 import type { ApplicationRow } from '../../db/repositories/applications.ts';
 import type { ApiKeyRow } from '../../db/repositories/api-keys.ts';
-import type { EventType } from '../domain/events.ts';
-import { audience } from '../domain/parties.ts';
+import { audienceOf, type EventSubject, type EventType } from '../domain/events.ts';
 import { presentContract, presentMilestone } from '../presenters/contracts.ts';
 import { presentNegotiation } from '../presenters/negotiations.ts';
 import { presentGig } from '../presenters/gigs.ts';
@@ -22,24 +21,23 @@ import { newId } from '../ids.ts';
 
 type Actor = string | null;
 
+/** Writes the event; its audience follows from its type by the catalog's table (src/domain/events.ts). */
 function record(
   tx: Executor,
   type: EventType,
   resourceType: string,
   resourceId: string,
   actorUserId: Actor,
-  audienceUserIds: string[],
+  subject: EventSubject,
   data: unknown,
 ) {
-  return recordEvent(tx, { id: newId(), type, resourceType, resourceId, actorUserId, audienceUserIds, data });
+  return recordEvent(tx, { id: newId(), type, resourceType, resourceId, actorUserId, audienceUserIds: audienceOf(type, subject), data });
 }
 
-/** A gig event: its client hears it, and `others` too (the applicants of a deleted gig). */
-export function gigEvent(tx: Executor, type: EventType, gig: GigRow, actorUserId: Actor, others: string[] = []) {
-  return record(tx, type, 'gig', gig.id, actorUserId, [...(gig.clientUserId ? [gig.clientUserId] : []), ...others], presentGig(gig));
+export function gigEvent(tx: Executor, type: EventType, gig: GigRow, actorUserId: Actor) {
+  return record(tx, type, 'gig', gig.id, actorUserId, { clientUserId: gig.clientUserId }, presentGig(gig));
 }
 
-/** An application event goes to the worker and the gig's client. */
 export function applicationEvent(tx: Executor, type: EventType, application: ApplicationRow, clientUserId: string, actorUserId: Actor) {
   return record(
     tx,
@@ -47,25 +45,25 @@ export function applicationEvent(tx: Executor, type: EventType, application: App
     'application',
     application.id,
     actorUserId,
-    [application.workerUserId, clientUserId],
+    { clientUserId, workerUserId: application.workerUserId },
     presentApplication(application, clientUserId),
   );
 }
 
-/** A profile event goes to its owner, with the profile as the owner sees it. */
+/** A profile event, with the profile as its owner sees it. */
 export function profileEvent(tx: Executor, type: EventType, userId: string, profile: unknown) {
-  return record(tx, type, 'user', userId, userId, [userId], profile);
+  return record(tx, type, 'user', userId, userId, { ownerUserId: userId }, profile);
 }
 
 /** An API key event goes to the key's owner; the secret is never part of it. */
 export function apiKeyEvent(tx: Executor, type: EventType, key: ApiKeyRow, actorUserId: Actor) {
-  return record(tx, type, 'api_key', key.id, actorUserId, [key.userId], presentApiKey(key));
+  return record(tx, type, 'api_key', key.id, actorUserId, { ownerUserId: key.userId }, presentApiKey(key));
 }
 
 /** A contract event, with the contract and its milestones as the API shows them after the change. */
 export async function contractEvent(tx: Executor, type: EventType, contract: ContractRow, actorUserId: Actor) {
   const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
-  await record(tx, type, 'contract', contract.id, actorUserId, audience(contract), presentContract(contract, milestones));
+  await record(tx, type, 'contract', contract.id, actorUserId, contract, presentContract(contract, milestones));
 }
 
 /** A milestone event goes to both parties of its contract; `extra` adds e.g. a failure reason. */
@@ -77,7 +75,7 @@ export async function milestoneEvent(
   actorUserId: Actor,
   extra: Record<string, unknown> = {},
 ) {
-  await record(tx, type, 'milestone', milestone.id, actorUserId, audience(contract), { ...presentMilestone(milestone), ...extra });
+  await record(tx, type, 'milestone', milestone.id, actorUserId, contract, { ...presentMilestone(milestone), ...extra });
 }
 
 /** A negotiation event, with the negotiation as the API shows it (no contact details: both parties read events). */
@@ -87,5 +85,5 @@ export async function negotiationEvent(tx: Executor, type: EventType, negotiatio
     contractsRepo.getContractByNegotiation(tx, negotiation.id),
   ]);
   const data = presentNegotiation(negotiation, rounds, { contractId: contract?.id ?? null, contractRoundId: contract?.roundId ?? null });
-  await record(tx, type, 'negotiation', negotiation.id, actorUserId, audience(negotiation), data);
+  await record(tx, type, 'negotiation', negotiation.id, actorUserId, negotiation, data);
 }

@@ -1,0 +1,10 @@
+// Events as the API shows them (schema Event): the same object a webhook delivery carries.
+import type { EventRow } from '../../db/repositories/events.ts';
+import type { components } from '../generated/api.d.ts';
+
+export type ApiEvent = components['schemas']['Event'];
+
+/** `data` was stored as the API showed the resource when the event was written, so it has its type's shape. */
+export function presentEvent(e: EventRow): ApiEvent {
+  return { id: e.id, type: e.type, created_at: e.createdAt.toISOString(), data: e.data } as ApiEvent;
+}
