@@ -1,5 +1,6 @@
 // Which webhook URLs are refused, and why; no connection is made here (tests/webhook-delivery-http.test.ts does).
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { ApiError } from '../src/errors.ts';
 import { checkWebhookUrl, type ResolveHost, WebhookUrlError } from '../src/webhooks/safe-delivery.ts';
 
@@ -160,5 +161,20 @@ describe('checkWebhookUrl: host names', () => {
     const error = await refusal('https://nowhere.invalid/', { ...strict, resolveHost: nowhere });
     expect(error).toMatchObject({ reason: 'host_not_resolved', message: 'host nowhere.invalid does not resolve (ENOTFOUND)' });
     expect((await refusal('https://empty.test/', { ...strict, resolveHost: resolvingTo() })).reason).toBe('host_not_resolved');
+  });
+});
+
+describe('WEBHOOKS_ALLOW_PRIVATE_URLS', () => {
+  it('is false unless set, true for local development and tests, refused in production', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).webhooksAllowPrivateUrls).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' }).webhooksAllowPrivateUrls).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development', WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }).webhooksAllowPrivateUrls).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', WEBHOOKS_ALLOW_PRIVATE_URLS: 'false' }).webhooksAllowPrivateUrls).toBe(false);
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' })).toThrow(
+      /WEBHOOKS_ALLOW_PRIVATE_URLS must not be true when NODE_ENV=production/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'test', WEBHOOKS_ALLOW_PRIVATE_URLS: 'yes' })).toThrow(
+      /WEBHOOKS_ALLOW_PRIVATE_URLS must be true or false/,
+    );
   });
 });
