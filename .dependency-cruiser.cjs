@@ -5,6 +5,7 @@
 //   db/                  persistence: imports only itself, src/domain/ and src/errors.ts
 //   src/services/        use cases: no transport (handlers/, src/http/, fastify values); of jobs/ only jobs/queues.ts
 //   handlers/            HTTP handlers: call src/services/, never db/
+//   src/webhooks/        webhook delivery's building blocks: of ours only src/errors.ts and src/config.ts types
 //   src/app.ts           the only module outside handlers/ that imports handlers/
 // tests/ and scripts/ may import anything; they are checked only for cycles (and that their imports resolve).
 //
@@ -41,6 +42,20 @@ module.exports = {
       comment: 'db/ may import, of ours, only db/, src/domain/ and src/errors.ts; never the rest of src/, handlers/ or jobs/.',
       from: { path: '^db/' },
       to: { path: OURS, pathNot: '^db/|^src/domain/|^src/errors\\.ts$' },
+    },
+    {
+      name: 'webhooks-are-self-contained',
+      severity: 'error',
+      comment: 'src/webhooks/ may import, of ours, only src/webhooks/, src/errors.ts and types from src/config.ts.',
+      from: { path: '^src/webhooks/' },
+      to: { path: OURS, pathNot: '^src/webhooks/|^src/errors\\.ts$|^src/config\\.ts$' },
+    },
+    {
+      name: 'webhooks-are-self-contained',
+      severity: 'error',
+      comment: 'src/webhooks/ may import src/config.ts only with `import type`: settings are handed in.',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^src/config\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'handlers-go-through-services',

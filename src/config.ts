@@ -40,6 +40,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: the dev sign-in also when listening beyond loopback, and for requests from elsewhere. */
   devSignInUnsafeAllowRemote: boolean;
+  /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
+  webhooksAllowPrivateUrls: boolean;
 }
 
 export interface RateLimitSettings {
@@ -262,7 +264,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimit(env),
     redisUrl: redisUrl(env.REDIS_URL),
     devSignInUnsafeAllowRemote: flag(env, 'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
+    webhooksAllowPrivateUrls: webhooksAllowPrivateUrls(env),
   };
+}
+
+/**
+ * WEBHOOKS_ALLOW_PRIVATE_URLS lets webhooks go to this machine and its networks (src/webhooks/safe-delivery.ts).
+ * In production that would let any user make the server POST into its own network, so it is refused there.
+ */
+function webhooksAllowPrivateUrls(env: NodeJS.ProcessEnv): boolean {
+  const allow = flag(env, 'WEBHOOKS_ALLOW_PRIVATE_URLS');
+  if (allow && (env.NODE_ENV || 'development') === 'production') {
+    throw new Error(
+      'WEBHOOKS_ALLOW_PRIVATE_URLS must not be true when NODE_ENV=production: users could make the server reach its own network',
+    );
+  }
+  return allow;
 }
 
 /**
