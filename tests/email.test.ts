@@ -159,7 +159,7 @@ describe('failures a job can act on', () => {
     const { err, ms } = await failure(sender({ SMTP_TIMEOUT_MS: '400' }).send(message()));
     expect(err).toMatchObject({ retryable: true, code: 'ETIMEDOUT' });
     expect(ms).toBeGreaterThanOrEqual(350);
-    expect(ms).toBeLessThan(1400);
+    expect(ms).toBeLessThan(2000); // nodemailer's own defaults: 30 s for the greeting, 10 min of silence
   });
 
   it('classify: 503 and lost connections are retryable; an envelope without a reply is not', () => {
