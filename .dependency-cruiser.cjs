@@ -7,6 +7,7 @@
 //   handlers/            HTTP handlers: call src/services/, never db/
 //   src/webhooks/        webhook delivery's building blocks: of ours only src/errors.ts and src/config.ts types
 //   src/app.ts           the only module outside handlers/ that imports handlers/
+//   src/notifications/   email sender and templates: imports only itself and src/config.ts
 // tests/ and scripts/ may import anything; they are checked only for cycles (and that their imports resolve).
 //
 // "Ours" = a file of this repository, i.e. a path that does not go through node_modules/
@@ -98,6 +99,13 @@ module.exports = {
       comment: 'jobs/ may not import handlers/.',
       from: { path: '^jobs/' },
       to: { path: '^handlers/' },
+    },
+    {
+      name: 'notifications-are-self-contained',
+      severity: 'error',
+      comment: 'src/notifications/ (email sender, templates) may import, of ours, only itself and src/config.ts: callers pass plain data.',
+      from: { path: '^src/notifications/' },
+      to: { path: OURS, pathNot: '^src/notifications/|^src/config\\.ts$' },
     },
     {
       name: 'not-to-unresolvable',

@@ -42,6 +42,23 @@ export interface Config {
   devSignInUnsafeAllowRemote: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
   webhooksAllowPrivateUrls: boolean;
+  /** SMTP_URL, MAIL_FROM, SMTP_TIMEOUT_MS: how notification emails go out; undefined means email is off. */
+  email: EmailSettings | undefined;
+}
+
+export interface EmailSettings {
+  host: string;
+  port: number;
+  /** smtps://: TLS from the first byte. smtp://: STARTTLS when the server offers it. */
+  secure: boolean;
+  /** smtp:// with a password to a host beyond loopback: STARTTLS or no send, so the password never crosses a network in clear. */
+  requireTls: boolean;
+  /** From SMTP_URL's user and password; `pass` is not enumerable, so a logged or serialized config shows no password. */
+  auth: { user: string; pass: string } | undefined;
+  /** MAIL_FROM, e.g. `gigmarket <noreply@example.com>` (name may be empty). */
+  from: { name: string; address: string };
+  /** Each of: connecting, waiting for the greeting, and silence within the session (a dead server fails the send). */
+  timeoutMs: number;
 }
 
 export interface RateLimitSettings {
@@ -85,6 +102,83 @@ function redisUrl(raw: string | undefined): string | undefined {
   }
   if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
   return raw;
+}
+
+/** What an error message may show of SMTP_URL: scheme, user and host; never the password, path or query. */
+function redactedUrl(url: URL): string {
+  const user = url.username ? `${url.username}${url.password ? ':***' : ''}@` : '';
+  return `${url.protocol}//${user}${url.host}`;
+}
+
+const SMTP_URL_EXAMPLE = 'smtp://user:password@mail.example.com:587 or smtps://user:password@mail.example.com';
+// An address without quoting or comments: enough for a sender we configure ourselves.
+const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
+
+/** `noreply@example.com`, `gigmarket <noreply@example.com>` or `"gigmarket" <noreply@example.com>`. */
+function mailFrom(raw: string): EmailSettings['from'] {
+  const value = raw.trim();
+  const named = /^(?:"([^"]*)"|([^"<>]*?))\s*<([^<>]*)>$/.exec(value);
+  const name = named ? (named[1] ?? named[2] ?? '').trim() : '';
+  const address = named ? named[3]!.trim() : value;
+  // A line break would let the name write headers of its own.
+  if (!ADDRESS.test(address) || /[\r\n]/.test(name)) {
+    throw new Error(`MAIL_FROM must be an address such as noreply@example.com or "gigmarket <noreply@example.com>", got "${raw}"`);
+  }
+  return { name, address };
+}
+
+/** Email is on when SMTP_URL is set; it then needs MAIL_FROM. No message ever shows the password. */
+function email(env: NodeJS.ProcessEnv): EmailSettings | undefined {
+  const raw = env.SMTP_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Neither the value nor URL's own error (it carries the input): where the password ends is unknown.
+    throw new Error(
+      `SMTP_URL must be a URL such as ${SMTP_URL_EXAMPLE} (percent-encode special characters in the user and password); the value set does not parse and is not shown, as it may hold a password`,
+    );
+  }
+  // Only the scheme until the URL is known to have a host: before that, the parser may have read the password as a path.
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new Error(`SMTP_URL must start with smtp:// or smtps://, got a URL starting with "${url.protocol}"`);
+  }
+  if (!url.hostname) throw new Error(`SMTP_URL must be smtp://[user:password@]host[:port] or smtps://..., got one without a host`);
+  const shown = redactedUrl(url);
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) {
+    throw new Error(`SMTP_URL takes no path or query (${SMTP_URL_EXAMPLE}), got one after "${shown}"`);
+  }
+  let user: string;
+  let pass: string;
+  try {
+    user = decodeURIComponent(url.username);
+    pass = decodeURIComponent(url.password);
+  } catch {
+    throw new Error(`SMTP_URL's user or password is not valid percent-encoding, got "${shown}"`);
+  }
+  if (Boolean(user) !== Boolean(pass)) throw new Error(`SMTP_URL must have both a user and a password, or neither, got "${shown}"`);
+  if (!env.MAIL_FROM?.trim()) {
+    throw new Error('MAIL_FROM is required when SMTP_URL is set: the sender, such as "gigmarket <noreply@example.com>"');
+  }
+  const timeoutMs = int(env, 'SMTP_TIMEOUT_MS', 10_000);
+  if (timeoutMs < 1) throw new Error(`SMTP_TIMEOUT_MS must be at least 1, got "${env.SMTP_TIMEOUT_MS}"`);
+  const secure = url.protocol === 'smtps:';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1'); // IPv6 without its brackets
+  let auth: EmailSettings['auth'];
+  if (user) {
+    auth = { user } as { user: string; pass: string };
+    Object.defineProperty(auth, 'pass', { value: pass, enumerable: false });
+  }
+  return {
+    host,
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    requireTls: !secure && Boolean(auth) && !isLoopbackHost(host),
+    auth,
+    from: mailFrom(env.MAIL_FROM),
+    timeoutMs,
+  };
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -265,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: redisUrl(env.REDIS_URL),
     devSignInUnsafeAllowRemote: flag(env, 'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
     webhooksAllowPrivateUrls: webhooksAllowPrivateUrls(env),
+    email: email(env),
   };
 }
 

@@ -1,0 +1,186 @@
+// The notification emails as rendered: wording, amounts, UTC dates, links, and escaping (every
+// interpolated value verbatim in the text, escaped in the HTML).
+import { describe, expect, it } from 'vitest';
+import {
+  approvalReminder,
+  type ContractTerms,
+  contractAwaitingApproval,
+  contractExpired,
+  escapeHtml,
+  formatMoney,
+  formatUtc,
+  identityChecksNeeded,
+  milestoneFunded,
+  milestonePaid,
+  milestoneReleased,
+  payoutFailed,
+  type RenderedEmail,
+} from '../src/notifications/templates.ts';
+
+const SCRIPT = '<script>alert("x")</script>';
+const LINK = 'https://gigs.example.com/contracts/0190a5b3?tab=terms&from=email';
+const DEADLINE = new Date('2026-12-03T14:05:00Z');
+
+const terms: ContractTerms = {
+  title: 'Rust log parser',
+  counterparty: 'Bob & Partners',
+  currency: 'EUR',
+  rateCents: 8050,
+  hoursPerWeek: 20,
+  startDate: '2026-12-01',
+  payoutDelayDays: 5,
+  milestones: [
+    { title: `Parser ${SCRIPT}`, amountCents: 120000, dueDate: '2026-12-15' },
+    { title: 'Docs', amountCents: 30000, dueDate: null },
+  ],
+};
+
+const milestone = {
+  contractTitle: 'Rust log parser',
+  milestoneTitle: `Parser ${SCRIPT}`,
+  amountCents: 120000,
+  currency: 'USD',
+  link: LINK,
+};
+
+/** What every email must hold to: the link in both parts, HTML escaped, the subject on one line. */
+function wellFormed(email: RenderedEmail) {
+  expect(email.subject).not.toMatch(/[\r\n]/);
+  expect(email.text).toContain(LINK);
+  expect(email.html).toContain(`href="${LINK.replace('&', '&amp;')}"`);
+  expect(email.html).not.toContain('<script>');
+  expect(email.html).toMatch(/^<!doctype html>/);
+}
+
+describe('formatting', () => {
+  it('amounts from integer minor units, in their currency', () => {
+    expect(formatMoney(120000, 'USD')).toBe('$1,200.00');
+    expect(formatMoney(8050, 'EUR')).toBe('€80.50');
+    expect(formatMoney(5, 'GBP')).toBe('£0.05');
+    expect(formatMoney(0, 'USD')).toBe('$0.00');
+    expect(formatMoney(500000, 'JPY')).toBe('¥500,000'); // no minor unit
+    expect(formatMoney(12345, 'KWD')).toBe('KWD 12.345'); // three digits
+    expect(formatMoney(150, 'USDC')).toBe('1.50 USDC'); // not a currency Intl knows
+    expect(() => formatMoney(12.5, 'USD')).toThrow(/integer number of cents/);
+  });
+
+  it('dates in UTC, whatever the reader', () => {
+    expect(formatUtc(DEADLINE)).toBe('Thu, 3 Dec 2026, 14:05 UTC');
+    expect(formatUtc(new Date('2027-01-01T00:00:00+02:00'))).toBe('Thu, 31 Dec 2026, 22:00 UTC');
+    expect(() => formatUtc(new Date('nope'))).toThrow(/invalid date/);
+  });
+
+  it('escapes what HTML would read as markup', () => {
+    expect(escapeHtml(`a & b <i> "q" 'r'`)).toBe('a &amp; b &lt;i&gt; &quot;q&quot; &#39;r&#39;');
+  });
+});
+
+describe('a contract awaits your approval', () => {
+  const email = contractAwaitingApproval({ terms, approvalDeadline: DEADLINE, link: LINK });
+
+  it('subject, terms, deadline and link', () => {
+    expect(email.subject).toBe('Approve your contract with Bob & Partners: "Rust log parser"');
+    expect(email.text).toBe(
+      [
+        'Your agent agreed on these terms with Bob & Partners for "Rust log parser". Nothing binds until both owners approve.',
+        '',
+        '- Rate: €80.50 an hour, 20 hours a week',
+        '- Start: 2026-12-01',
+        `- Milestone 1: Parser ${SCRIPT}, €1,200.00, due 2026-12-15`,
+        '- Milestone 2: Docs, €300.00',
+        '- Milestones in all: €1,500.00',
+        '- Payout: 5 days after each milestone is released',
+        '',
+        'Approve by Thu, 3 Dec 2026, 14:05 UTC, or the contract expires. Only approve terms you have read and agree to.',
+        '',
+        `Review the contract: ${LINK}`,
+        '',
+      ].join('\n'),
+    );
+    wellFormed(email);
+  });
+
+  it('a milestone title with <script> is escaped in the HTML and verbatim in the text', () => {
+    expect(email.text).toContain(`Milestone 1: Parser ${SCRIPT}, €1,200.00`);
+    expect(email.html).toContain(
+      '<li>Milestone 1: Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;, €1,200.00, due 2026-12-15</li>',
+    );
+    expect(email.html).toContain('with Bob &amp; Partners for &quot;Rust log parser&quot;');
+  });
+
+  it('leaves out the terms the contract does not state', () => {
+    const bare = contractAwaitingApproval({
+      terms: { ...terms, rateCents: null, hoursPerWeek: null, startDate: null, payoutDelayDays: 1, milestones: [terms.milestones[1]!] },
+      approvalDeadline: DEADLINE,
+      link: LINK,
+    });
+    expect(bare.text).not.toMatch(/Rate:|Start:|in all/);
+    expect(bare.text).toContain('- Milestone 1: Docs, €300.00\n- Payout: 1 day after');
+  });
+
+  it('refuses a link that is not http(s)', () => {
+    expect(() => contractAwaitingApproval({ terms, approvalDeadline: DEADLINE, link: 'javascript:alert(1)' })).toThrow(/http\(s\) URL/);
+  });
+
+  it('keeps the subject on one line whatever the title holds', () => {
+    const email = contractAwaitingApproval({
+      terms: { ...terms, title: 'Two\r\nBcc: eve@evil.example' },
+      approvalDeadline: DEADLINE,
+      link: LINK,
+    });
+    expect(email.subject).toBe('Approve your contract with Bob & Partners: "Two Bcc: eve@evil.example"');
+  });
+});
+
+describe('the other moments', () => {
+  it('approval deadline in N hours', () => {
+    const email = approvalReminder({ contractTitle: terms.title, hoursLeft: 6, approvalDeadline: DEADLINE, link: LINK });
+    expect(email.subject).toBe('6 hours left to approve "Rust log parser"');
+    expect(email.text).toContain('It expires at Thu, 3 Dec 2026, 14:05 UTC, in 6 hours.');
+    expect(approvalReminder({ contractTitle: 'x', hoursLeft: 1, approvalDeadline: DEADLINE, link: LINK }).subject).toBe(
+      '1 hour left to approve "x"',
+    );
+    wellFormed(email);
+  });
+
+  it('contract expired', () => {
+    const email = contractExpired({ contractTitle: SCRIPT, approvalDeadline: DEADLINE, link: LINK });
+    expect(email.subject).toBe(`Contract expired: "${SCRIPT}"`);
+    expect(email.text).toContain('by Thu, 3 Dec 2026, 14:05 UTC, so it expired. Nothing binds and no money moved.');
+    expect(email.html).toContain('&lt;script&gt;');
+    wellFormed(email);
+  });
+
+  it('complete your identity checks', () => {
+    const email = identityChecksNeeded({ contractTitle: terms.title, link: LINK });
+    expect(email.subject).toBe('Complete your identity checks for "Rust log parser"');
+    expect(email.text).toContain(`Complete your identity checks: ${LINK}`);
+    wellFormed(email);
+  });
+
+  it('milestone funded, released, paid', () => {
+    const funded = milestoneFunded(milestone);
+    expect(funded.subject).toBe(`Milestone funded: "Parser ${SCRIPT}"`);
+    expect(funded.text).toContain(`The client funded the milestone "Parser ${SCRIPT}" of "Rust log parser": $1,200.00 is held for it`);
+    const released = milestoneReleased({ ...milestone, payoutDelayDays: 7 });
+    expect(released.subject).toBe(`Milestone released: "Parser ${SCRIPT}"`);
+    expect(released.text).toContain('$1,200.00 will be paid out in 7 days.');
+    const paid = milestonePaid(milestone);
+    expect(paid.subject).toBe(`Paid: $1,200.00 for "Parser ${SCRIPT}"`);
+    expect(paid.text).toContain('was paid out to your account.');
+    for (const email of [funded, released, paid]) {
+      wellFormed(email);
+      expect(email.html).toContain('Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    }
+  });
+
+  it('payout failed, with or without the provider reason', () => {
+    const email = payoutFailed({ ...milestone, reason: 'Account <closed>.' });
+    expect(email.subject).toBe(`Payout failed: $1,200.00 for "Parser ${SCRIPT}"`);
+    expect(email.text).toContain('failed after repeated attempts. The payment provider said: Account <closed>.\n');
+    expect(email.text).toContain('The amount is still owed: it is sent again once the cause is fixed.');
+    expect(email.html).toContain('The payment provider said: Account &lt;closed&gt;.');
+    expect(payoutFailed(milestone).text).not.toContain('provider said');
+    wellFormed(email);
+  });
+});
