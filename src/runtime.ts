@@ -8,6 +8,8 @@ import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
 import { createJobSystem, type JobSystem } from '../jobs/boss.ts';
 import type { Context } from './context.ts';
+import { startEventRelay, type EventRelay } from './services/event-relay.ts';
+import { eventSubscribers } from './services/event-subscribers.ts';
 import { createLogDestination, flushLog, loggerOptions } from './http/logging.ts';
 import { allJobs } from '../jobs/index.ts';
 import { acquireDataLock } from './data-lock.ts';
@@ -20,6 +22,8 @@ export interface Runtime {
   jobs: JobSystem;
   /** Active API keys in memory, live while this process hears revocations. */
   apiKeys: ApiKeyCache;
+  /** Hands written events to their subscribers (src/services/event-relay.ts). */
+  relay: EventRelay;
   /** Stops pg-boss, then closes the server and the database. */
   close(): Promise<void>;
   /** Writes out the log lines still waiting (for a second at most: the reader may be gone). */
@@ -60,6 +64,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   // The one context every handler, service and job receives.
   const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, sessionSecret };
   await jobs.start(allJobs(ctx));
+  const relay = await startEventRelay(ctx, eventSubscribers(ctx));
   const revocations = await apiKeys.listen(database);
   const app = await buildApp(ctx, { logger: options.logger ?? { ...loggerOptions(config.logLevel), stream: destination } });
   let closed = false;
@@ -68,10 +73,12 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
     database,
     jobs,
     apiKeys,
+    relay,
     async close() {
       if (closed) return;
       closed = true;
       await app.close(); // stops accepting, lets in-flight requests finish
+      await relay.stop();
       await revocations.stop();
       await jobs.stop();
       await database.close();

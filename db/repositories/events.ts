@@ -1,6 +1,6 @@
 // The outbox: a state change records its event with the same transaction it writes in (through
 // src/services/events.ts, which makes the event's id and its audience).
-import { and, arrayContains, asc, desc, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, arrayContains, asc, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { events } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
@@ -19,12 +19,35 @@ export interface NewEvent {
   data: unknown;
 }
 
+/** Where the relay hears that events were written (delivered when their transaction commits). */
+export const EVENTS_WRITTEN_CHANNEL = 'gm_events_written';
+
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<EventRow> {
   const [row] = await tx
     .insert(events)
     .values({ ...event, audienceUserIds: [...new Set(event.audienceUserIds)] })
     .returning();
+  // Postgres sends one notification per channel and payload per transaction, however many events.
+  await tx.execute(sql`select pg_notify(${EVENTS_WRITTEN_CHANNEL}, '')`);
   return row!;
+}
+
+/**
+ * Events not yet handed to their subscribers, oldest first, locked for this transaction; rows another
+ * relay holds are skipped, so each event is dispatched by one process.
+ */
+export async function lockUndispatched(tx: Executor, limit: number): Promise<EventRow[]> {
+  return tx
+    .select()
+    .from(events)
+    .where(isNull(events.dispatchedAt))
+    .orderBy(asc(events.id))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+}
+
+export async function markDispatched(tx: Executor, ids: string[], at = new Date()): Promise<void> {
+  if (ids.length) await tx.update(events).set({ dispatchedAt: at }).where(inArray(events.id, ids));
 }
 
 /** Events about one resource, oldest first (for tests and, later, an events API). */

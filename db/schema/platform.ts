@@ -17,8 +17,14 @@ export const events = pgTable(
     audienceUserIds: uuid('audience_user_ids').array().notNull(),
     data: jsonb('data').notNull(),
     createdAt: createdAt(),
+    /** When the relay handed the event to its subscribers (webhooks, notifications); null until then. */
+    dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
   },
-  (t) => [index('events_resource_idx').on(t.resourceType, t.resourceId), index('events_audience_idx').using('gin', t.audienceUserIds)],
+  (t) => [
+    index('events_resource_idx').on(t.resourceType, t.resourceId),
+    index('events_audience_idx').using('gin', t.audienceUserIds),
+    index('events_undispatched_idx').on(t.id).where(sql`dispatched_at is null`),
+  ],
 );
 
 /** Idempotency-Key records (Stripe semantics, 24 h). */

@@ -123,6 +123,9 @@ const IGNORED_COLUMNS: Record<string, string[]> = {
   // Advisory, to the minute, written after the response without being awaited (authenticate.ts):
   // a valid key's first use may land at any time around the request.
   api_keys: ['last_used_at'],
+  // Set by the event relay (src/services/event-relay.ts) in the background, after the commit that
+  // wrote the event: an earlier request's events may be dispatched at any time around this one.
+  events: ['dispatched_at'],
 };
 
 /**

@@ -1,0 +1,8 @@
+// Who receives the events the relay dispatches. Webhook endpoints and the built-in notification
+// channels subscribe here as they are built.
+import type { Context } from '../context.ts';
+import type { EventSubscriber } from './event-relay.ts';
+
+export function eventSubscribers(_ctx: Context): EventSubscriber[] {
+  return [];
+}
