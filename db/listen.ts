@@ -19,7 +19,13 @@ const RETRY_MS = [100, 500, 1000, 2000, 5000];
 /** Channel names are ours (a constant), never input; quoted all the same. */
 const quoted = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
 
-export async function listen(database: Database, channel: string, handlers: ListenHandlers): Promise<Listener> {
+/** `applicationName` tells the listening connections apart in pg_stat_activity. */
+export async function listen(
+  database: Database,
+  channel: string,
+  handlers: ListenHandlers,
+  applicationName = 'gigmarket-listen',
+): Promise<Listener> {
   if (database.kind === 'pglite') {
     // One process holds a PGlite database: no connection to lose.
     const unlisten = await database.pglite.listen(channel, handlers.onNotify);
@@ -31,14 +37,14 @@ export async function listen(database: Database, channel: string, handlers: List
       },
     };
   }
-  return listenOnServer(database.url, channel, handlers);
+  return listenOnServer(database.url, channel, handlers, applicationName);
 }
 
 /**
  * A connection of its own (node-postgres: its client says when the connection ends, which
  * postgres.js's sql.listen does not): down -> not live, then connect and LISTEN again with backoff.
  */
-async function listenOnServer(url: string, channel: string, handlers: ListenHandlers): Promise<Listener> {
+async function listenOnServer(url: string, channel: string, handlers: ListenHandlers, applicationName: string): Promise<Listener> {
   let stopped = false;
   let attempt = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -53,7 +59,7 @@ async function listenOnServer(url: string, channel: string, handlers: ListenHand
   }
 
   async function subscribe(): Promise<void> {
-    const next = new pg.Client({ connectionString: url, application_name: 'gigmarket-listen' });
+    const next = new pg.Client({ connectionString: url, application_name: applicationName });
     client = next;
     next.on('notification', (n) => {
       if (n.channel === channel && n.payload !== undefined) handlers.onNotify(n.payload);

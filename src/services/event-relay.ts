@@ -62,7 +62,12 @@ export async function startEventRelay(ctx: Pick<Context, 'db' | 'database' | 'lo
       running = undefined;
     });
   };
-  const listener = await listen(ctx.database, EVENTS_WRITTEN_CHANNEL, { onNotify: run, onLive: (live) => live && run() });
+  const listener = await listen(
+    ctx.database,
+    EVENTS_WRITTEN_CHANNEL,
+    { onNotify: run, onLive: (live) => live && run() },
+    'gigmarket-relay',
+  );
   const timer = setInterval(run, SAFETY_POLL_MS);
   timer.unref();
   run();
