@@ -93,7 +93,10 @@ describe('PATCH /api/notifications/{channel}', () => {
   });
 
   it('needs credentials', async () => {
-    const res = await server.anonymous.PATCH('/api/notifications/{channel}', { params: { path: { channel: 'inbox' } }, body: { event_types: [] } });
+    const res = await server.anonymous.PATCH('/api/notifications/{channel}', {
+      params: { path: { channel: 'inbox' } },
+      body: { event_types: [] },
+    });
     expectError(res, 401, 'UNAUTHENTICATED');
   });
 });
@@ -168,7 +171,9 @@ describe('the inbox', () => {
     const [row] = await server.db.select().from(notificationMessages).where(eq(notificationMessages.id, theirs!.id));
     expect(row!.readAt).toBeNull();
     expectError(
-      await stranger.api.POST('/api/notifications/inbox/messages/{id}/read', { params: { path: { id: '0190a5b7-0000-7000-8000-000000000000' } } }),
+      await stranger.api.POST('/api/notifications/inbox/messages/{id}/read', {
+        params: { path: { id: '0190a5b7-0000-7000-8000-000000000000' } },
+      }),
       404,
       'NOT_FOUND',
     );
@@ -187,7 +192,11 @@ describe('the inbox', () => {
     const id = (await inbox(client, 1))[0]!.id;
     expectError(await server.anonymous.GET('/api/notifications/inbox/messages'), 401, 'UNAUTHENTICATED');
     expectError(await server.anonymous.GET('/api/notifications/inbox/unread-count'), 401, 'UNAUTHENTICATED');
-    expectError(await server.anonymous.POST('/api/notifications/inbox/messages/{id}/read', { params: { path: { id } } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await server.anonymous.POST('/api/notifications/inbox/messages/{id}/read', { params: { path: { id } } }),
+      401,
+      'UNAUTHENTICATED',
+    );
     expectError(await server.anonymous.POST('/api/notifications/inbox/read-all'), 401, 'UNAUTHENTICATED');
   });
 
