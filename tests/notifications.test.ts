@@ -239,22 +239,3 @@ describe('what arrives', () => {
     expect(rows).toHaveLength(1);
   });
 });
-
-describe('the profile email', () => {
-  it('is set, validated, bounded, cleared, and never in the public profile', async () => {
-    const ada = await server.user('Ada');
-    const set = await ada.api.PATCH('/api/profile/me', { body: { email: 'ada@example.com' } });
-    expect(set.response.status).toBe(200);
-    expect(set.data!.email).toBe('ada@example.com');
-    expect((await ada.api.GET('/api/profile/me')).data!.email).toBe('ada@example.com');
-    const other = await server.user('Other');
-    const pub = await other.api.GET('/api/profile/{userId}', { params: { path: { userId: ada.userId } } });
-    expect(pub.response.status).toBe(200);
-    expect(JSON.stringify(pub.data)).not.toContain('ada@example.com');
-
-    expectInvalid(await ada.api.PATCH('/api/profile/me', { body: { email: 'not an address' } }), 'body.email');
-    expectInvalid(await ada.api.PATCH('/api/profile/me', { body: { email: `${'a'.repeat(250)}@example.com` } }), 'body.email');
-    const cleared = await ada.api.PATCH('/api/profile/me', { body: { email: null } });
-    expect(cleared.data!.email).toBeNull();
-  });
-});
