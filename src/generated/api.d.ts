@@ -2077,7 +2077,7 @@ export interface components {
             contact_details?: string | null;
             /**
              * Format: email
-             * @description Where notification emails go (private: only you see it); `null` removes it. Trimmed.
+             * @description Where notification emails go (private: only you see it); `null` removes it.
              */
             email?: string | null;
         };
@@ -2103,7 +2103,7 @@ export interface components {
             data: components["schemas"]["NotificationChannel"][];
         };
         UpdateNotificationChannelRequest: {
-            /** @description Every type the channel should receive; an empty list turns the channel off. */
+            /** @description Every type the channel should receive (a type named twice counts once); an empty list turns the channel off. */
             event_types: components["schemas"]["NotificationEventType"][];
         };
         InboxMessage: {
