@@ -209,6 +209,9 @@ export function notificationSubscriber(ctx: Pick<Context, 'config' | 'jobs'>): E
 
 // --- approval reminders -------------------------------------------------------------------
 
+/** The inbox type of an approval reminder (not an event of the catalog: the job writes it). */
+export const REMINDER_TYPE = 'contract.approval_reminder';
+
 /**
  * Reminds each owner who has not approved a contract yet, at each offset of APPROVAL_REMINDERS
  * before its deadline: once per contract, revision, owner and offset. When several offsets have
@@ -240,7 +243,7 @@ export async function sendApprovalReminders(ctx: Pick<Context, 'db' | 'config' |
         await deliver(ctx, tx, {
           userId,
           eventId: null,
-          type: REMINDER_PREFERENCE,
+          type: REMINDER_TYPE,
           key: `reminder:${c.id}:${c.revisionCount}:${userId}:${nearest}`,
           notification: approvalReminderMessage({ publicUrl: ctx.config.publicUrl, contractId: c.id, contractTitle, deadline, msLeft }),
           channels,
