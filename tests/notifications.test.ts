@@ -9,7 +9,8 @@ import { signInDev } from './helpers/session.ts';
 import { expectError, expectInvalid } from './helpers/expect-error.ts';
 import { approvedContract, pendingContract } from './helpers/lifecycle.ts';
 import { notificationMessages } from '../db/schema.ts';
-import { DEFAULT_EVENT_TYPES } from '../src/domain/notifications.ts';
+import { DEFAULT_EVENT_TYPES, NOTIFIABLE_EVENT_TYPES } from '../src/domain/notifications.ts';
+import { MESSAGES } from '../src/services/notification-messages.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -238,5 +239,60 @@ describe('what arrives', () => {
     await settled();
     const rows = await server.db.select().from(notificationMessages).where(eq(notificationMessages.userId, client.userId));
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe('the message table', () => {
+  const contract = {
+    id: '0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c',
+    gig_id: '0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f',
+    client_user_id: 'client',
+    worker_user_id: 'worker',
+    status: 'active',
+    rate_cents: 8000,
+    hours_per_week: 10,
+    start_date: '2026-12-01',
+    payout_delay_days: 3,
+    currency: 'USD',
+    milestones: [],
+    approval_deadline: '2026-11-23T13:00:00.000Z',
+    expired_at: null,
+    updated_at: '2026-11-23T13:00:00.000Z',
+  };
+  const milestone = {
+    id: 'm1',
+    contract_id: contract.id,
+    title: 'Parser',
+    amount_cents: 120_000,
+    currency: 'USD',
+    failure_reason: 'account closed',
+  };
+  const input = (data: unknown, recipientId = 'worker') => ({
+    publicUrl: 'https://gigs.example.com',
+    data,
+    recipientId,
+    contractTitle: 'Build a Rust CLI',
+    counterparty: 'Carol',
+    contract: contract as never,
+  });
+
+  it('has a message for every notifiable type, linking to the contract under PUBLIC_URL', () => {
+    const pending = { ...contract, status: 'pending_owner_approval' };
+    for (const type of NOTIFIABLE_EVENT_TYPES) {
+      const data = type.startsWith('milestone.')
+        ? milestone
+        : type === 'contract.created' || type === 'contract.updated'
+          ? pending
+          : contract;
+      const message = MESSAGES[type](input(data))!;
+      expect(message, type).toMatchObject({ link: `https://gigs.example.com/api/contracts/${contract.id}` });
+      expect(message.title.length, type).toBeGreaterThan(0);
+      expect(message.email.text, type).toContain(message.link);
+    }
+    expect(MESSAGES['milestone.payout_failed'](input(milestone))!.email.text).toContain('The payment provider said: account closed.');
+    expect(MESSAGES['milestone.paid'](input(milestone))!.title).toBe('Paid: $1,200.00 for "Parser"');
+    // The identity checks are the worker's to do; a contract no longer awaiting approval asks nothing.
+    expect(MESSAGES['contract.pending_freelancer_kyc'](input(contract, 'client'))).toBeNull();
+    expect(MESSAGES['contract.updated'](input(contract))).toBeNull();
   });
 });
