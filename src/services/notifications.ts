@@ -169,7 +169,7 @@ async function contractOf(tx: Tx, event: EventRow): Promise<ContractView | undef
 }
 
 /** The relay's subscriber: inbox messages and email jobs for every notifiable event of the batch. */
-export function notificationSubscriber(ctx: Pick<Context, 'config' | 'jobs'>): EventSubscriber {
+export function notificationSubscriber(ctx: Pick<Context, 'config' | 'jobs' | 'log'>): EventSubscriber {
   return async (tx, events) => {
     const notifiable = events.filter((e) => isNotifiable(e.type));
     if (!notifiable.length) return;
@@ -184,14 +184,23 @@ export function notificationSubscriber(ctx: Pick<Context, 'config' | 'jobs'>): E
         const channels = new Set((['inbox', 'email'] as const).filter((c) => wanted.get(userId)?.[c].has(type)));
         if (!channels.size) continue;
         const otherId = userId === contract.client_user_id ? contract.worker_user_id : contract.client_user_id;
-        const notification = MESSAGES[type]({
-          publicUrl: ctx.config.publicUrl,
-          data: event.data,
-          recipientId: userId,
-          contractTitle,
-          counterparty: people.get(otherId)?.displayName ?? (await getUser(tx, otherId))?.displayName ?? 'the other party',
-          contract,
-        });
+        const counterparty = people.get(otherId)?.displayName ?? (await getUser(tx, otherId))?.displayName ?? 'the other party';
+        let notification: Notification | null;
+        try {
+          notification = MESSAGES[type]({
+            publicUrl: ctx.config.publicUrl,
+            data: event.data,
+            recipientId: userId,
+            contractTitle,
+            counterparty,
+            contract,
+          });
+        } catch (err) {
+          // An event the table cannot render must not hold up the outbox (every later event waits
+          // behind a batch that fails): this one notification is lost, loudly.
+          ctx.log.error({ err, eventId: event.id, type, userId }, 'notification not rendered: skipped');
+          continue;
+        }
         if (!notification) continue;
         await deliver(ctx, tx, {
           userId,
