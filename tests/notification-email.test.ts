@@ -140,7 +140,7 @@ describe('approval reminders', () => {
     expect(smtp.messages.filter((m) => m.envelope.to.includes('remy@example.com') && /left to approve/.test(m.subject ?? ''))).toEqual([]);
     // The inbox has both reminders too.
     const inbox = await client.api.GET('/api/notifications/inbox/messages');
-    const reminders = inbox.data!.data.filter((m) => m.type === 'contract.approval_reminder');
+    const reminders = inbox.data!.data.filter((m) => m.type === 'approval_reminder');
     expect(reminders.map((m) => m.title)).toEqual([
       '1 hour left to approve "Build a Rust CLI"',
       '1 hour left to approve "Build a Rust CLI"',

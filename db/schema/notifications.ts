@@ -35,7 +35,7 @@ export const notificationMessages = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     /** The event it tells of; null for an approval reminder. */
     eventId: uuid('event_id'),
-    /** The event type it tells of (`contract.approval_reminder` for a reminder). */
+    /** The event type it tells of (`approval_reminder` for a reminder). */
     type: text('type').notNull(),
     title: text('title').notNull(),
     body: text('body').notNull(),

@@ -2108,7 +2108,7 @@ export interface components {
         };
         InboxMessage: {
             id: components["schemas"]["Uuid"];
-            /** @description The event type it tells of, or `contract.approval_reminder` for a reminder before a contract's approval deadline. */
+            /** @description The event type it tells of, or `approval_reminder` for a reminder before a contract's approval deadline. */
             type: string;
             title: string;
             body: string;

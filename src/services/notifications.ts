@@ -219,7 +219,7 @@ export function notificationSubscriber(ctx: Pick<Context, 'config' | 'jobs' | 'l
 // --- approval reminders -------------------------------------------------------------------
 
 /** The inbox type of an approval reminder (not an event of the catalog: the job writes it). */
-export const REMINDER_TYPE = 'contract.approval_reminder';
+export const REMINDER_TYPE = 'approval_reminder';
 
 /**
  * Reminds each owner who has not approved a contract yet, at each offset of APPROVAL_REMINDERS
