@@ -103,7 +103,7 @@ describe('a contract awaiting approval', () => {
     expect(await emailJobs('quiet@example.com')).toEqual([]);
     // The inbox still has it.
     const inbox = await client.api.GET('/api/notifications/inbox/messages');
-    expect(inbox.data!.data.map((m) => m.type)).toEqual(['contract.created']);
+    expect(inbox.data!.data.map((m) => m.type)).toContain('contract.created'); // (and the reminder, should the minute's run come)
   });
 });
 
