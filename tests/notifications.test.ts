@@ -11,6 +11,7 @@ import { approvedContract, pendingContract } from './helpers/lifecycle.ts';
 import { notificationMessages } from '../db/schema.ts';
 import { DEFAULT_EVENT_TYPES, NOTIFIABLE_EVENT_TYPES } from '../src/domain/notifications.ts';
 import { MESSAGES } from '../src/services/notification-messages.ts';
+import { loadSpec } from '../src/spec.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -294,5 +295,16 @@ describe('the message table', () => {
     // The identity checks are the worker's to do; a contract no longer awaiting approval asks nothing.
     expect(MESSAGES['contract.pending_freelancer_kyc'](input(contract, 'client'))).toBeNull();
     expect(MESSAGES['contract.updated'](input(contract))).toBeNull();
+  });
+});
+
+describe('the spec and the code', () => {
+  it('list the same notifiable event types, each of the catalog', () => {
+    const spec = loadSpec() as unknown as {
+      components: { schemas: Record<string, { enum?: string[] }> };
+      webhooks: Record<string, unknown>;
+    };
+    expect(spec.components.schemas.NotificationEventType!.enum).toEqual([...NOTIFIABLE_EVENT_TYPES]);
+    for (const type of NOTIFIABLE_EVENT_TYPES) expect(Object.keys(spec.webhooks)).toContain(type);
   });
 });
