@@ -16,6 +16,7 @@ export function profileHandlers(ctx: Context): Handlers<'getMyProfile' | 'update
       if (body.skills !== undefined) patch.skills = body.skills;
       if (body.portfolio_website_url !== undefined) patch.portfolioWebsiteUrl = body.portfolio_website_url;
       if (body.contact_details !== undefined) patch.contactDetails = body.contact_details;
+      if (body.email !== undefined) patch.email = body.email;
       return profiles.updateMyProfile(ctx, principalOf(request).userId, patch);
     },
 

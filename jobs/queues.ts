@@ -22,11 +22,18 @@ export const GIG_EMBEDDING_QUEUE = 'gig-embedding';
 /** Every five minutes: embeddings missing for open gigs. */
 export const EMBEDDINGS_BACKFILL_QUEUE = 'gig-embeddings-backfill';
 
+/** One job per notification email (enqueued by the notification subscriber and the reminders). */
+export const NOTIFICATION_EMAIL_QUEUE = 'notification-email';
+/** Every minute: reminders before contracts' approval deadlines (APPROVAL_REMINDERS). */
+export const APPROVAL_REMINDER_QUEUE = 'approval-reminders';
+
 /** What each enqueued queue's jobs carry. */
 export interface QueuePayloads {
   [PAYOUT_QUEUE]: { milestone_id: string };
   [GIG_EMBEDDING_QUEUE]: { gig_id: string };
   [SOURCE_SYNC_QUEUE]: { source: string };
+  /** The email as rendered when its event was dispatched; `key` names what it tells (its event or reminder, and the user). */
+  [NOTIFICATION_EMAIL_QUEUE]: { to: string; user_id: string; key: string; subject: string; text: string; html: string };
 }
 
 /**

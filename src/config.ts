@@ -44,6 +44,10 @@ export interface Config {
   webhooksAllowPrivateUrls: boolean;
   /** SMTP_URL, MAIL_FROM, SMTP_TIMEOUT_MS: how notification emails go out; undefined means email is off. */
   email: EmailSettings | undefined;
+  /** APPROVAL_REMINDERS: how long before a contract's approval deadline its owners are reminded, largest first (ms). */
+  approvalRemindersMs: number[];
+  /** EMAIL_RETRY_DELAY: the first wait before a notification email is sent again after a retryable failure (doubling after). */
+  emailRetryDelayMs: number;
 }
 
 export interface EmailSettings {
@@ -360,7 +364,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devSignInUnsafeAllowRemote: flag(env, 'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
     webhooksAllowPrivateUrls: webhooksAllowPrivateUrls(env),
     email: email(env),
+    approvalRemindersMs: approvalReminders(env),
+    emailRetryDelayMs: duration(env, 'EMAIL_RETRY_DELAY', '1m'),
   };
+}
+
+/** APPROVAL_REMINDERS: comma-separated durations before the approval deadline (`24h,1h`); `off` for none. */
+function approvalReminders(env: NodeJS.ProcessEnv): number[] {
+  const raw = (env.APPROVAL_REMINDERS ?? '').trim();
+  if (raw === 'off') return [];
+  const parts = (raw || '24h,1h')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (parts.length > 5) throw new Error(`APPROVAL_REMINDERS takes at most 5 durations, got "${raw}"`);
+  const values = parts.map((p) => duration({ APPROVAL_REMINDERS: p }, 'APPROVAL_REMINDERS', p));
+  if (values.some((v) => v < 1000)) throw new Error(`APPROVAL_REMINDERS must be durations of at least 1s, like 24h,1h, got "${raw}"`);
+  return [...new Set(values)].sort((a, b) => b - a);
 }
 
 /**

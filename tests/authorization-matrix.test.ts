@@ -29,6 +29,7 @@ import {
   withWorldIds,
   worldFieldId,
   worldPathIds,
+  FIXED_PARAMETER,
   type Variants,
   type World,
 } from './helpers/world.ts';
@@ -180,7 +181,8 @@ const authenticated = operations.filter((op) => op.security.length > 0);
 
 /** Does the operation address a world resource: path parameters, or a required id in its query? */
 const requiredIdQuery = (op: SpecOperation) => parametersOf(op).filter((p) => p.in === 'query' && p.required && RESOURCE_OF_FIELD[p.name]);
-const addressesResource = (op: SpecOperation) => pathParameters(op.path).length > 0 || requiredIdQuery(op).length > 0;
+const addressesResource = (op: SpecOperation) =>
+  pathParameters(op.path).some((p) => !FIXED_PARAMETER[p.key]) || requiredIdQuery(op).length > 0;
 const addressesGig = (op: SpecOperation) =>
   pathParameters(op.path).some((p) => p.key === 'gigs/{id}') || requiredIdQuery(op).some((p) => p.name === 'gig_id');
 
@@ -398,6 +400,7 @@ describe('the matrix itself', () => {
       negotiation: 'negotiations',
       contract: 'contracts',
       milestone: 'milestones',
+      notification: 'notification_messages',
     };
     for (const [kind, ids] of Object.entries(world.ids) as [keyof World['ids'], Record<string, string>][]) {
       for (const [variant, id] of Object.entries(ids)) {

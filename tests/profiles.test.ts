@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { signInDev } from './helpers/session.ts';
 import { users, vouches } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
+import { expectInvalid } from './helpers/expect-error.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -27,6 +28,7 @@ describe('GET /api/profile/me', () => {
       skills: [],
       portfolio_website_url: null,
       contact_details: null,
+      email: null,
       resume_url: null,
       github_login: null,
       vouched_by: [],
@@ -220,5 +222,24 @@ describe('GET /api/profile/{userId}', () => {
     const someone = await server.user('Someone');
     const res = await server.anonymous.GET('/api/profile/{userId}', { params: { path: { userId: someone.userId } } });
     expect(res.response.status).toBe(401);
+  });
+});
+
+describe('PATCH /api/profile/me: email', () => {
+  it('is set, validated, bounded, cleared, and never in the public profile', async () => {
+    const ada = await server.user('Ada');
+    const set = await ada.api.PATCH('/api/profile/me', { body: { email: 'ada@example.com' } });
+    expect(set.response.status).toBe(200);
+    expect(set.data!.email).toBe('ada@example.com');
+    expect((await ada.api.GET('/api/profile/me')).data!.email).toBe('ada@example.com');
+    const other = await server.user('Other');
+    const pub = await other.api.GET('/api/profile/{userId}', { params: { path: { userId: ada.userId } } });
+    expect(pub.response.status).toBe(200);
+    expect(JSON.stringify(pub.data)).not.toContain('ada@example.com');
+
+    expectInvalid(await ada.api.PATCH('/api/profile/me', { body: { email: 'not an address' } }), 'body.email');
+    expectInvalid(await ada.api.PATCH('/api/profile/me', { body: { email: `${'a'.repeat(250)}@example.com` } }), 'body.email');
+    const cleared = await ada.api.PATCH('/api/profile/me', { body: { email: null } });
+    expect(cleared.data!.email).toBeNull();
   });
 });

@@ -56,7 +56,7 @@ export async function listUsers(db: Executor, page: { limit: number; afterId?: s
 export async function updateProfile(
   db: Executor,
   userId: string,
-  patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails'>>,
+  patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails' | 'email'>>,
 ) {
   const [row] = await db
     .update(users)

@@ -21,6 +21,8 @@ export const users = pgTable(
     portfolioWebsiteUrl: text('portfolio_website_url'),
     /** Private: shown to a negotiation counterpart only after this user shares it. */
     contactDetails: text('contact_details'),
+    /** Private: where notification emails go; shown only in the owner's own profile. */
+    email: text('email'),
     resumeKey: text('resume_key'),
     githubId: bigint('github_id', { mode: 'number' }),
     githubLogin: text('github_login'),

@@ -879,6 +879,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your notification channels
+         * @description The caller's built-in channels and the event types each receives. `inbox` (the in-app
+         *     inbox, `GET /api/notifications/inbox/messages`) is always there; `email` is there when the
+         *     server sends email (`SMTP_URL`) and the caller's profile has an `email`. A channel
+         *     receives the default types until its owner chooses (`PATCH /api/notifications/{channel}`):
+         *     a contract awaiting approval (`contract.created`, `contract.updated`; the approval
+         *     reminders before its deadline follow `contract.created`), its expiry, the worker's identity
+         *     checks, and the money moments.
+         */
+        get: operations["listNotificationChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{channel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Choose what a channel receives
+         * @description Replaces the event types the channel receives (an empty list turns it off). `email` is
+         *     `404` while it is not among the caller's channels (no `SMTP_URL` on the server, or no
+         *     `email` in the profile).
+         */
+        patch: operations["updateNotificationChannel"];
+        trace?: never;
+    };
+    "/api/notifications/inbox/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your inbox
+         * @description The caller's inbox messages, newest first; `unread=true` for the unread ones only. Each
+         *     has a title, a body, and a link to what it is about.
+         */
+        get: operations["listInboxMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/inbox/unread-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count your unread messages
+         * @description How many of the caller's inbox messages are unread.
+         */
+        get: operations["getInboxUnreadCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/inbox/messages/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a message read
+         * @description Marks one of the caller's messages read (one already read keeps the time it was first
+         *     read). Another user's message is `404`.
+         */
+        post: operations["markInboxMessageRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/inbox/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark every message read
+         * @description Marks every unread message of the caller's read, and says how many there were.
+         */
+        post: operations["markAllInboxMessagesRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/discovery/gigs": {
         parameters: {
             query?: never;
@@ -1908,6 +2038,11 @@ export interface components {
             /** @description Private. Shown to the other party of a negotiation only after you share it there (`POST /api/negotiations/{id}/contact-share`). */
             contact_details: string | null;
             /**
+             * Format: email
+             * @description Private (never in the public profile). Where notification emails go, when the server sends email (`GET /api/notifications`).
+             */
+            email: string | null;
+            /**
              * Format: uri
              * @description Where to download the uploaded resume; `null` until one is uploaded.
              */
@@ -1940,6 +2075,61 @@ export interface components {
             portfolio_website_url?: string | null;
             /** @description How the other party of a negotiation can reach you (e.g. an email address), shared per negotiation; `null` clears it. */
             contact_details?: string | null;
+            /**
+             * Format: email
+             * @description Where notification emails go (private: only you see it); `null` removes it.
+             */
+            email?: string | null;
+        };
+        /**
+         * @description `inbox`: the in-app inbox. `email`: the address of your profile.
+         * @enum {string}
+         */
+        NotificationChannelName: "inbox" | "email";
+        /**
+         * @description An event type of the catalog that the channels can carry.
+         * @enum {string}
+         */
+        NotificationEventType: "contract.created" | "contract.updated" | "contract.expired" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.cancelled" | "milestone.funded" | "milestone.released" | "milestone.paid" | "milestone.payout_failed";
+        NotificationChannel: {
+            channel: components["schemas"]["NotificationChannelName"];
+            /** @description Where `email` sends (your profile's `email`); `null` for the inbox. */
+            address: string | null;
+            event_types: components["schemas"]["NotificationEventType"][];
+            /** @description `false`: the channel receives the default types. */
+            customized: boolean;
+        };
+        NotificationChannelList: {
+            data: components["schemas"]["NotificationChannel"][];
+        };
+        UpdateNotificationChannelRequest: {
+            /** @description Every type the channel should receive (a type named twice counts once); an empty list turns the channel off. */
+            event_types: components["schemas"]["NotificationEventType"][];
+        };
+        InboxMessage: {
+            id: components["schemas"]["Uuid"];
+            /** @description The event type it tells of, or `approval_reminder` for a reminder before a contract's approval deadline. */
+            type: string;
+            title: string;
+            body: string;
+            /**
+             * Format: uri
+             * @description What it is about (the API resource, under the server's PUBLIC_URL).
+             */
+            link: string;
+            read: boolean;
+            read_at: null | components["schemas"]["Timestamp"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        InboxMessageList: {
+            data: components["schemas"]["InboxMessage"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        InboxUnreadCount: {
+            unread: number;
+        };
+        InboxMarkedRead: {
+            marked: number;
         };
         /**
          * @description `draft`: only the client sees it. `open`: takes applications and appears in discovery.
@@ -3476,6 +3666,7 @@ export interface operations {
                      *       ],
                      *       "portfolio_website_url": "https://ada.example",
                      *       "contact_details": "ada@example.com",
+                     *       "email": "ada@example.com",
                      *       "resume_url": null,
                      *       "github_login": "ada",
                      *       "vouched_by": [
@@ -3539,6 +3730,7 @@ export interface operations {
                      *       ],
                      *       "portfolio_website_url": "https://ada.example",
                      *       "contact_details": "ada@example.com",
+                     *       "email": "ada@example.com",
                      *       "resume_url": null,
                      *       "github_login": "ada",
                      *       "vouched_by": [],
@@ -5161,6 +5353,281 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listNotificationChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's channels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "channel": "inbox",
+                     *           "address": null,
+                     *           "event_types": [
+                     *             "contract.created",
+                     *             "contract.updated",
+                     *             "contract.expired",
+                     *             "contract.pending_freelancer_kyc",
+                     *             "milestone.funded",
+                     *             "milestone.released",
+                     *             "milestone.paid",
+                     *             "milestone.payout_failed"
+                     *           ],
+                     *           "customized": false
+                     *         },
+                     *         {
+                     *           "channel": "email",
+                     *           "address": "ada@example.com",
+                     *           "event_types": [
+                     *             "contract.created",
+                     *             "contract.updated",
+                     *             "contract.expired"
+                     *           ],
+                     *           "customized": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationChannelList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel. */
+                channel: components["schemas"]["NotificationChannelName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_types": [
+                 *         "contract.created",
+                 *         "contract.updated",
+                 *         "contract.expired"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateNotificationChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description The channel as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "channel": "inbox",
+                     *       "address": null,
+                     *       "event_types": [
+                     *         "contract.created",
+                     *         "contract.updated",
+                     *         "contract.expired"
+                     *       ],
+                     *       "customized": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationChannel"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listInboxMessages: {
+        parameters: {
+            query?: {
+                /** @description Only unread messages. */
+                unread?: boolean;
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5b7-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "type": "contract.created",
+                     *           "title": "Approve your contract with Grace Hopper: \"Build a Rust CLI\"",
+                     *           "body": "Your agent agreed on terms with Grace Hopper. Nothing binds until both owners approve: approve by Mon, 23 Nov 2026, 13:00 UTC, or the contract expires.",
+                     *           "link": "https://gigs.example.com/api/contracts/0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
+                     *           "read": false,
+                     *           "read_at": null,
+                     *           "created_at": "2026-11-21T13:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboxMessageList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getInboxUnreadCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "unread": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboxUnreadCount"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    markInboxMessageRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The message's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5b7-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "type": "contract.created",
+                     *       "title": "Approve your contract with Grace Hopper: \"Build a Rust CLI\"",
+                     *       "body": "Your agent agreed on terms with Grace Hopper. Nothing binds until both owners approve: approve by Mon, 23 Nov 2026, 13:00 UTC, or the contract expires.",
+                     *       "link": "https://gigs.example.com/api/contracts/0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
+                     *       "read": true,
+                     *       "read_at": "2026-11-21T13:05:00.000Z",
+                     *       "created_at": "2026-11-21T13:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboxMessage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    markAllInboxMessagesRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many messages were marked read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "marked": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboxMarkedRead"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

@@ -13,6 +13,7 @@ export function presentMyProfile(user: UserRow, vouchers: Voucher[]) {
     skills: user.skills,
     portfolio_website_url: user.portfolioWebsiteUrl,
     contact_details: user.contactDetails,
+    email: user.email,
     resume_url: null, // resume upload comes with a later issue (users.resume_key)
     github_login: user.githubLogin,
     vouched_by: vouchedBy(vouchers),

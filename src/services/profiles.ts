@@ -12,7 +12,7 @@ type Db = Pick<Context, 'db'>;
 /** Skills are compared case-insensitively: trimmed, lowercased, first occurrence kept. */
 export const normalizeSkills = (skills: string[]): string[] => [...new Set(skills.map((s) => s.trim().toLowerCase()))];
 
-export type ProfilePatch = Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails'>>;
+export type ProfilePatch = Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails' | 'email'>>;
 
 const gone = () => new ApiError('UNAUTHENTICATED', 'the user of these credentials no longer exists');
 

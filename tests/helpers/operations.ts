@@ -136,6 +136,9 @@ const IGNORED_COLUMNS: Record<string, string[]> = {
 const KEPT_ROWS: Record<string, string> = {
   // The hourly housekeeping job (at :17) deletes revoked and expired sessions.
   sessions: 'revoked_at is null and expires_at > now()',
+  // The relay writes inbox messages in the background, after the commit of an earlier request's
+  // events (like events.dispatched_at above); what a request may change of them is their read_at.
+  notification_messages: 'read_at is not null',
 };
 
 export type Fingerprint = Record<string, string>;

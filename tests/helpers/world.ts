@@ -39,6 +39,8 @@ export interface WorldIds {
   contract: { active: string; pending: string; kyc: string };
   /** Milestones of the active contract, and one each of the others. */
   milestone: { first: string; second: string; pending: string; kyc: string };
+  /** An inbox message of the client's (a contract awaiting approval). */
+  notification: { client: string };
 }
 
 /**
@@ -53,6 +55,16 @@ export const RESOURCE_OF_PARAMETER: Record<string, keyof WorldIds> = {
   'negotiations/{id}': 'negotiation',
   'contracts/{id}': 'contract',
   'milestones/{milestoneId}': 'milestone',
+  'messages/{id}': 'notification',
+};
+
+/**
+ * Path parameters that name no one's resource, with the value the generated tests send: a
+ * notification channel is the caller's own (every user has an inbox), so there is no other
+ * user's to address.
+ */
+export const FIXED_PARAMETER: Record<string, string> = {
+  'notifications/{channel}': 'inbox',
 };
 
 /** Query and body fields holding ids, by name: the resource they name, and the variant used unless told. */
@@ -102,6 +114,11 @@ export function pathParameters(path: string): { name: string; key: string }[] {
 export function worldPathIds(world: World, path: string, variant: Variants = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const { name, key } of pathParameters(path)) {
+    const fixed = FIXED_PARAMETER[key];
+    if (fixed !== undefined) {
+      out[name] = fixed;
+      continue;
+    }
     const kind = RESOURCE_OF_PARAMETER[key];
     if (!kind)
       throw new Error(
@@ -214,6 +231,10 @@ export async function buildWorld(server: TestServer): Promise<World> {
   const rotated = await newKey('rotated agent');
   expect((await client.session.api.POST('/api/keys/{id}/rotate', { params: { path: { id: rotated.id } } })).response.status).toBe(201);
 
+  // The relay writes inbox messages after the events' commits: wait until every event is
+  // dispatched, so that the world is still while the generated tests compare fingerprints.
+  const inbox = await waitForInbox(client);
+
   return {
     client,
     worker,
@@ -236,6 +257,18 @@ export async function buildWorld(server: TestServer): Promise<World> {
       negotiation: { agreed: negotiated.data!.id, pending: pending.negotiation.id, open: open.negotiation.id, kyc: kyc.negotiation.id },
       contract: { active: contractId, pending: pending.contract.id, kyc: kyc.contract.id },
       milestone: { first: first!.id, second: last!.id, pending: pending.contract.milestones[0]!.id, kyc: kyc.contract.milestones[0]!.id },
+      notification: { client: inbox },
     },
   };
+}
+
+/** The id of one of the user's inbox messages, once the relay has written it. */
+async function waitForInbox(user: User): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const res = await user.api.GET('/api/notifications/inbox/messages', { params: { query: { limit: 1 } } });
+    const id = res.data?.data[0]?.id;
+    if (id) return id;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('no inbox message arrived for the world');
 }

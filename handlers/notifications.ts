@@ -1,0 +1,41 @@
+// The built-in notification channels and the inbox. The rules live in src/services/notifications.ts.
+import type { Context } from '../src/context.ts';
+import type { Handlers } from '../src/http/handler.ts';
+import { principalOf } from '../src/auth/authenticate.ts';
+import { DEFAULT_LIMIT, decodeCursor, page } from '../src/http/pagination.ts';
+import * as notifications from '../src/services/notifications.ts';
+
+export function notificationHandlers(
+  ctx: Context,
+): Handlers<
+  | 'listNotificationChannels'
+  | 'updateNotificationChannel'
+  | 'listInboxMessages'
+  | 'getInboxUnreadCount'
+  | 'markInboxMessageRead'
+  | 'markAllInboxMessagesRead'
+> {
+  return {
+    listNotificationChannels: (request) => notifications.listChannels(ctx, principalOf(request).userId),
+
+    updateNotificationChannel: (request) =>
+      notifications.updateChannel(ctx, principalOf(request).userId, request.params.channel, request.body.event_types),
+
+    async listInboxMessages(request) {
+      const q = request.query;
+      const limit = q.limit ?? DEFAULT_LIMIT;
+      const rows = await notifications.listMessages(ctx, principalOf(request).userId, {
+        limit,
+        beforeId: decodeCursor(q.cursor),
+        unread: q.unread === true,
+      });
+      return page(rows, limit, notifications.presentMessage);
+    },
+
+    getInboxUnreadCount: (request) => notifications.unreadCount(ctx, principalOf(request).userId),
+
+    markInboxMessageRead: (request) => notifications.markRead(ctx, principalOf(request).userId, request.params.id),
+
+    markAllInboxMessagesRead: (request) => notifications.markAllRead(ctx, principalOf(request).userId),
+  };
+}
