@@ -5,3 +5,4 @@ export * from './schema/gigs.ts';
 export * from './schema/contracts.ts';
 export * from './schema/platform.ts';
 export * from './schema/search.ts';
+export * from './schema/webhooks.ts';
