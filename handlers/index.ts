@@ -10,6 +10,7 @@ import { contractHandlers } from './contracts.ts';
 import { paymentHandlers } from './payments.ts';
 import { discoveryHandlers } from './discovery.ts';
 import { eventHandlers } from './events.ts';
+import { webhookHandlers } from './webhooks.ts';
 
 export function allHandlers(ctx: Context) {
   return {
@@ -23,5 +24,6 @@ export function allHandlers(ctx: Context) {
     ...paymentHandlers(ctx),
     ...discoveryHandlers(ctx),
     ...eventHandlers(ctx),
+    ...webhookHandlers(ctx),
   };
 }

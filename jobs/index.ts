@@ -7,7 +7,16 @@ import { kycReconcileJob } from './kyc-reconcile.ts';
 import { payoutJob } from './payouts.ts';
 import { sourceSyncJob } from './source-sync.ts';
 import { embeddingJobs } from './embeddings.ts';
+import { webhookDeliveryJob } from './webhook-delivery.ts';
 
 export function allJobs(ctx: Context): JobDefinition<any>[] {
-  return [housekeepingJob(ctx), contractExpiryJob(ctx), kycReconcileJob(ctx), payoutJob(ctx), sourceSyncJob(ctx), ...embeddingJobs(ctx)];
+  return [
+    housekeepingJob(ctx),
+    contractExpiryJob(ctx),
+    kycReconcileJob(ctx),
+    payoutJob(ctx),
+    sourceSyncJob(ctx),
+    ...embeddingJobs(ctx),
+    webhookDeliveryJob(ctx),
+  ];
 }

@@ -21,12 +21,16 @@ export const SOURCE_SYNC_QUEUE = 'source-sync';
 export const GIG_EMBEDDING_QUEUE = 'gig-embedding';
 /** Every five minutes: embeddings missing for open gigs. */
 export const EMBEDDINGS_BACKFILL_QUEUE = 'gig-embeddings-backfill';
+/** One attempt to deliver one event to one webhook endpoint; a failed attempt enqueues the next, due later. */
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
 
 /** What each enqueued queue's jobs carry. */
 export interface QueuePayloads {
   [PAYOUT_QUEUE]: { milestone_id: string };
   [GIG_EMBEDDING_QUEUE]: { gig_id: string };
   [SOURCE_SYNC_QUEUE]: { source: string };
+  /** `retry_index`: the attempt's place in the retry schedule; `manual`: a redelivery or replay, one attempt with no retry. */
+  [WEBHOOK_DELIVERY_QUEUE]: { endpoint_id: string; event_id: string; retry_index: number; manual: boolean };
 }
 
 /**

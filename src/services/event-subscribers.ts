@@ -2,7 +2,8 @@
 // channels subscribe here as they are built.
 import type { Context } from '../context.ts';
 import type { EventSubscriber } from './event-relay.ts';
+import { webhookSubscriber } from './webhooks.ts';
 
-export function eventSubscribers(_ctx: Context): EventSubscriber[] {
-  return [];
+export function eventSubscribers(ctx: Context): EventSubscriber[] {
+  return [webhookSubscriber(ctx)];
 }
