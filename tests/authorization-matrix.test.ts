@@ -398,6 +398,8 @@ describe('the matrix itself', () => {
       negotiation: 'negotiations',
       contract: 'contracts',
       milestone: 'milestones',
+      webhook: 'webhook_endpoints',
+      webhookDelivery: 'webhook_deliveries',
     };
     for (const [kind, ids] of Object.entries(world.ids) as [keyof World['ids'], Record<string, string>][]) {
       for (const [variant, id] of Object.entries(ids)) {
