@@ -235,7 +235,10 @@ export async function buildWorld(server: TestServer): Promise<World> {
     eventTypes: null,
     secret: newWebhookSecret(),
   });
-  await server.db.update(webhookEndpoints).set({ disabledAt: new Date(), disabledReason: 'manual' }).where(eq(webhookEndpoints.id, endpointId));
+  await server.db
+    .update(webhookEndpoints)
+    .set({ disabledAt: new Date(), disabledReason: 'manual' })
+    .where(eq(webhookEndpoints.id, endpointId));
   const failedDelivery = await insertDelivery(server.db, {
     id: newId(),
     endpointId,
