@@ -141,6 +141,11 @@ describe('delivering events', () => {
       return r.disabledAt ? r : undefined;
     });
     expect(row.disabledReason).toBe('gone');
+    // Its owner is told: an event in their feed (and to their other endpoints).
+    const told = await user.api.GET('/api/events', { params: { query: { type: 'webhook_endpoint.disabled', resource_id: endpoint.id } } });
+    expect(told.data!.data).toHaveLength(1);
+    expect(told.data!.data[0]!.data).toMatchObject({ id: endpoint.id, enabled: false, disabled_reason: 'gone' });
+    expect(JSON.stringify(told.data)).not.toContain(endpoint.secret);
     await createGig(user, 'after the 410');
     await new Promise((r) => setTimeout(r, 1500));
     expect(at('/gone')).toHaveLength(1);
@@ -162,6 +167,8 @@ describe('delivering events', () => {
       return r.disabledAt ? r : undefined;
     });
     expect(row.disabledReason).toBe('failing');
+    const told = await user.api.GET('/api/events', { params: { query: { type: 'webhook_endpoint.disabled', resource_id: endpoint.id } } });
+    expect(told.data!.data[0]!.data).toMatchObject({ id: endpoint.id, disabled_reason: 'failing' });
     const [attempt] = await deliveries(user, endpoint.id);
     expect(attempt).toMatchObject({ succeeded: false, next_retry_at: null });
   });

@@ -100,13 +100,14 @@ export async function endpointForDelivery(db: Executor, id: string, lock = false
   return row;
 }
 
-/** Sets the delivery job's outcome on an endpoint (failing since, disabled), whoever owns it. */
+/** Sets the delivery job's outcome on an endpoint (failing since, disabled), whoever owns it; returns the row after. */
 export async function setEndpointHealth(
   db: Executor,
   id: string,
   changes: Pick<EndpointChanges, 'failingSince' | 'disabledAt' | 'disabledReason'>,
-): Promise<void> {
-  await db.update(webhookEndpoints).set(changes).where(eq(webhookEndpoints.id, id));
+): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db.update(webhookEndpoints).set(changes).where(eq(webhookEndpoints.id, id)).returning();
+  return row;
 }
 
 export async function insertDelivery(db: Executor, row: NewWebhookDelivery): Promise<WebhookDeliveryRow> {

@@ -868,7 +868,7 @@ export interface paths {
          *     `after` (the id of an event the caller has seen), oldest first from the one after it, with
          *     `next_cursor` to continue forward: poll with the last id you saw to get what happened
          *     since, in order. Filter by `type` (a comma-separated list of catalog types) and by
-         *     `resource_id` (a gig, application, negotiation, contract, milestone, key or user id).
+         *     `resource_id` (a gig, application, negotiation, contract, milestone, key, user or webhook endpoint id).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1973,6 +1973,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description A webhook endpoint was disabled by delivery: it answered `410 Gone` (`disabled_reason: gone`),
+         *     or every attempt to it failed for 5 days (`failing`). `data` is the endpoint as the API shows
+         *     it after the change (never its secret). Sent to its owner (through their other endpoints and
+         *     the event feed; the disabled endpoint receives nothing more).
+         */
+        post: operations["onWebhookEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2671,7 +2694,7 @@ export interface components {
          *     change, to the users it concerns (its audience). One type per `type`, each with its typed
          *     `data`: switch on `type`. Receivers dedupe by `id` (delivery is at least once).
          */
-        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"];
+        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"];
         /** @description `gig.created`: A gig was published or saved as a draft. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
         GigCreatedEvent: {
             id: components["schemas"]["Uuid"];
@@ -2836,6 +2859,17 @@ export interface components {
             type: "profile.updated";
             created_at: components["schemas"]["Timestamp"];
             data: components["schemas"]["MyProfile"];
+        };
+        /** @description `webhook_endpoint.disabled`: A webhook endpoint was disabled by delivery (410 Gone, or 5 days of failures). `data` is the endpoint as the API shows it after the change. Sent to its owner. */
+        WebhookEndpointDisabledEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["WebhookEndpoint"];
         };
         /** @description `negotiation.created`: A client started a negotiation with a shortlisted worker. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
         NegotiationCreatedEvent: {
@@ -7324,6 +7358,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MilestonePaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
             };
         };
         responses: {

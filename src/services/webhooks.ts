@@ -33,6 +33,7 @@ import { presentEvent } from '../presenters/events.ts';
 import { newWebhookSecret, signedHeaders } from '../webhooks/signing.ts';
 import { checkWebhookUrl, deliver, WebhookUrlError, type DeliveryResult } from '../webhooks/safe-delivery.ts';
 import type { EventSubscriber } from './event-relay.ts';
+import { webhookEndpointEvent } from './events.ts';
 
 type Db = Pick<Context, 'db'>;
 type Settings = Pick<Context, 'config'>;
@@ -252,8 +253,10 @@ async function enqueueDelivery(ctx: Jobs, tx: Tx, job: DeliveryJob, startAfter?:
     ...(job.manual ? {} : { id: scheduledJobId(job), singletonKey: `${job.endpoint_id}:${job.event_id}` }),
     // One attempt at a time per endpoint (jobs/webhook-delivery.ts): a slow endpoint delays only itself.
     group: { id: job.endpoint_id },
-    // The job records its own failure and schedules the next attempt: pg-boss must not retry it too.
-    retryLimit: 0,
+    // The job records a failed attempt and schedules the next itself; pg-boss retries only a job
+    // that crashed or threw (e.g. the database was away while recording), which makes its attempt again.
+    retryLimit: 3,
+    retryDelay: 30,
     ...(startAfter ? { startAfter } : {}),
   });
 }
@@ -285,6 +288,16 @@ export function nextDelayMs(retryIndex: number, result: DeliveryResult, scale: n
   return Math.round(ms);
 }
 
+/** Disables the endpoint and tells its owner (the event webhook_endpoint.disabled). */
+async function disable(
+  tx: Tx,
+  endpoint: WebhookEndpointRow,
+  changes: { disabledAt: Date; disabledReason: 'gone' | 'failing'; failingSince: Date },
+) {
+  const row = await setEndpointHealth(tx, endpoint.id, changes);
+  if (row) await webhookEndpointEvent(tx, 'webhook_endpoint.disabled', row, null);
+}
+
 /** What the delivery job does: one attempt, recorded, then the next scheduled or the endpoint disabled. */
 export async function runDeliveryJob(ctx: Db & Settings & Jobs & Pick<Context, 'log'>, job: DeliveryJob): Promise<void> {
   const endpoint = await endpointForDelivery(ctx.db, job.endpoint_id);
@@ -312,12 +325,12 @@ async function recordAttempt(
   if (ok) {
     if (endpoint.failingSince) await setEndpointHealth(tx, endpoint.id, { failingSince: null });
   } else if (result.status === 410) {
-    await setEndpointHealth(tx, endpoint.id, { disabledAt: now, disabledReason: 'gone', failingSince: endpoint.failingSince ?? now });
+    await disable(tx, endpoint, { disabledAt: now, disabledReason: 'gone', failingSince: endpoint.failingSince ?? now });
     ctx.log.warn({ endpointId: endpoint.id, userId: endpoint.userId }, 'webhook endpoint answered 410 Gone: disabled');
   } else {
     const failingSince = endpoint.failingSince ?? now;
     if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS * scale) {
-      await setEndpointHealth(tx, endpoint.id, { disabledAt: now, disabledReason: 'failing', failingSince });
+      await disable(tx, endpoint, { disabledAt: now, disabledReason: 'failing', failingSince });
       ctx.log.warn(
         { endpointId: endpoint.id, userId: endpoint.userId, failingSince },
         'webhook endpoint failed every attempt for 5 days: disabled',
