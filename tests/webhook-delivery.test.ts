@@ -151,6 +151,11 @@ describe('delivering events', () => {
     expect(at('/gone')).toHaveLength(1);
     const got = await user.api.GET('/api/webhooks/{id}', { params: { path: { id: endpoint.id } } });
     expect(got.data).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+    // PATCH enabled: true brings it back: the next event is delivered.
+    const on = await user.api.PATCH('/api/webhooks/{id}', { params: { path: { id: endpoint.id } }, body: { enabled: true } });
+    expect(on.data).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+    await createGig(user, 'after re-enabling');
+    await until('the delivery after re-enabling', () => (at('/gone').length >= 2 ? true : undefined));
   });
 
   it('disables an endpoint whose every attempt has failed for five (scaled) days', async () => {

@@ -62,6 +62,16 @@ describe('POST /api/webhooks', () => {
     expect(got.data).toEqual(Object.fromEntries(Object.entries(created).filter(([k]) => k !== 'secret')));
   });
 
+  it('does not store the secret for an Idempotency-Key: a retry makes no second endpoint and gets 409', async () => {
+    const user = await server.user('Idempotent');
+    const body = { url: `${receiver.url}/idem` };
+    const first = await user.api.POST('/api/webhooks', { body, params: { header: { 'Idempotency-Key': 'create-hook-1' } } });
+    expect(first.response.status).toBe(201);
+    const retry = await user.api.POST('/api/webhooks', { body, params: { header: { 'Idempotency-Key': 'create-hook-1' } } });
+    expectError(retry, 409, 'CONFLICT');
+    expect((await user.api.GET('/api/webhooks')).data!.data).toHaveLength(1);
+  });
+
   it('lets a browser session manage webhooks too', async () => {
     const session = await signInDev(server, { userId: owner.userId });
     const created = await createEndpoint(session.api, { url: `${receiver.url}/session`, event_types: null });
