@@ -8,7 +8,8 @@ import { Webhook } from 'standardwebhooks';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.ts';
 import { webhookEndpoints } from '../db/schema.ts';
-import { RETRY_SCHEDULE_SECONDS } from '../src/services/webhooks.ts';
+import { nextDelayMs, RETRY_SCHEDULE_SECONDS } from '../src/services/webhooks.ts';
+import type { DeliveryResult } from '../src/webhooks/safe-delivery.ts';
 
 const SCALE = 0.001;
 let server: TestServer;
@@ -267,5 +268,34 @@ describe('delivering events', () => {
     await until('the slow deliveries', () => (at('/slow').length >= 2 ? true : undefined), 15_000);
     const [a, b] = at('/slow');
     expect(b!.at - a!.at).toBeGreaterThanOrEqual(2900);
+  });
+});
+
+describe('the retry schedule', () => {
+  const failed = (status: number | null, retryAfterSeconds: number | null = null): DeliveryResult => ({
+    status,
+    durationMs: 1,
+    responseExcerpt: null,
+    retryAfterSeconds,
+    error: { kind: 'status', message: 'x' },
+  });
+
+  it("is Svix's, with at most 10 % jitter, and ends after the eighth attempt", () => {
+    const delays = RETRY_SCHEDULE_SECONDS.slice(1);
+    expect(delays).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000]);
+    delays.forEach((seconds, i) => {
+      expect(nextDelayMs(i, failed(500), 1, () => 0)).toBe(Math.round(seconds * 900));
+      expect(nextDelayMs(i, failed(500), 1, () => 1)).toBe(Math.round(seconds * 1100));
+    });
+    expect(nextDelayMs(RETRY_SCHEDULE_SECONDS.length - 1, failed(500), 1)).toBeNull();
+    expect(nextDelayMs(0, failed(500), 0.001, () => 0.5)).toBe(5);
+  });
+
+  it('waits for a longer Retry-After on 429 and 503 only, up to 10 hours', () => {
+    expect(nextDelayMs(0, failed(429, 60), 1, () => 0.5)).toBe(60_000);
+    expect(nextDelayMs(0, failed(503, 60), 1, () => 0.5)).toBe(60_000);
+    expect(nextDelayMs(0, failed(500, 60), 1, () => 0.5)).toBe(5000);
+    expect(nextDelayMs(2, failed(429, 1), 1, () => 0.5)).toBe(1_800_000); // a shorter one does not hasten the schedule
+    expect(nextDelayMs(0, failed(429, 10 ** 9), 1, () => 0.5)).toBe(36_000_000);
   });
 });
