@@ -83,6 +83,7 @@ describe('POST /api/webhooks', () => {
     expectInvalid(await owner.api.POST('/api/webhooks', { body: {} as never }), 'body.url');
     expectInvalid(await owner.api.POST('/api/webhooks', { body: { url: 'not a url' } }), 'body.url');
     expectInvalid(await owner.api.POST('/api/webhooks', { body: { url: 'ftp://example.com/x' } }), 'body.url');
+    expectInvalid(await owner.api.POST('/api/webhooks', { body: { url: `${receiver.url}/x`, event_types: [] } }), 'body.event_types');
     expectInvalid(
       await owner.api.POST('/api/webhooks', { body: { url: `${receiver.url}/x`, event_types: ['gig.exploded'] } }),
       'body.event_types[0]',

@@ -3171,7 +3171,7 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Event types of the catalog (under `webhooks`) to deliver; `null` or absent, every type. */
+        /** @description Event types of the catalog (under `webhooks`) to deliver, at least one; `null` or absent, every type. */
         WebhookEventTypes: string[] | null;
         /**
          * @description An absolute `https` URL (`http` outside production) reaching a public address.
