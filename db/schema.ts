@@ -6,3 +6,4 @@ export * from './schema/contracts.ts';
 export * from './schema/platform.ts';
 export * from './schema/search.ts';
 export * from './schema/notifications.ts';
+export * from './schema/webhooks.ts';

@@ -11,6 +11,7 @@ import { paymentHandlers } from './payments.ts';
 import { discoveryHandlers } from './discovery.ts';
 import { eventHandlers } from './events.ts';
 import { notificationHandlers } from './notifications.ts';
+import { webhookHandlers } from './webhooks.ts';
 
 export function allHandlers(ctx: Context) {
   return {
@@ -25,5 +26,6 @@ export function allHandlers(ctx: Context) {
     ...discoveryHandlers(ctx),
     ...eventHandlers(ctx),
     ...notificationHandlers(ctx),
+    ...webhookHandlers(ctx),
   };
 }

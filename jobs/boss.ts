@@ -14,6 +14,10 @@ export interface JobDefinition<T = object> {
   cron?: string;
   /** Jobs of this queue one process handles at once (pg-boss localConcurrency); default 1. */
   concurrency?: number;
+  /** Jobs of one group (the `group.id` they were sent with) running at once across every process (pg-boss groupConcurrency). */
+  groupConcurrency?: number;
+  /** How often an idle worker asks for jobs (pg-boss default 2 s). */
+  pollingIntervalSeconds?: number;
   /**
    * Several schedules on this one queue, told apart by key (pg-boss schedule keys), each sending its
    * own data. At start the queue's schedules become exactly these: keys no longer listed are removed.
@@ -49,7 +53,13 @@ async function register(boss: PgBoss, job: JobDefinition<any>): Promise<void> {
   await boss.createQueue(job.name);
   // updateQueue, not createQueue options: it also reaches a queue created before it had them.
   await boss.updateQueue(job.name, { expireInSeconds: job.expireInSeconds, ...(job.deadLetter ? { deadLetter: job.deadLetter } : {}) });
-  await boss.work(job.name, { localConcurrency: job.concurrency ?? 1, includeMetadata: true }, async (batch) => {
+  const options = {
+    localConcurrency: job.concurrency ?? 1,
+    includeMetadata: true as const,
+    ...(job.groupConcurrency ? { groupConcurrency: job.groupConcurrency } : {}),
+    ...(job.pollingIntervalSeconds ? { pollingIntervalSeconds: job.pollingIntervalSeconds } : {}),
+  };
+  await boss.work(job.name, options, async (batch) => {
     for (const item of batch) {
       await job.handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });
     }

@@ -8,6 +8,7 @@ import { payoutJob } from './payouts.ts';
 import { sourceSyncJob } from './source-sync.ts';
 import { embeddingJobs } from './embeddings.ts';
 import { notificationJobs } from './notifications.ts';
+import { webhookDeliveryJob } from './webhook-delivery.ts';
 
 export function allJobs(ctx: Context): JobDefinition<any>[] {
   return [
@@ -18,5 +19,6 @@ export function allJobs(ctx: Context): JobDefinition<any>[] {
     sourceSyncJob(ctx),
     ...embeddingJobs(ctx),
     ...notificationJobs(ctx),
+    webhookDeliveryJob(ctx),
   ];
 }

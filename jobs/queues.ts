@@ -21,6 +21,8 @@ export const SOURCE_SYNC_QUEUE = 'source-sync';
 export const GIG_EMBEDDING_QUEUE = 'gig-embedding';
 /** Every five minutes: embeddings missing for open gigs. */
 export const EMBEDDINGS_BACKFILL_QUEUE = 'gig-embeddings-backfill';
+/** One attempt to deliver one event to one webhook endpoint; a failed attempt enqueues the next, due later. */
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
 
 /** One job per notification email (enqueued by the notification subscriber and the reminders). */
 export const NOTIFICATION_EMAIL_QUEUE = 'notification-email';
@@ -34,6 +36,8 @@ export interface QueuePayloads {
   [SOURCE_SYNC_QUEUE]: { source: string };
   /** The email as rendered when its event was dispatched; `key` names what it tells (its event or reminder, and the user). */
   [NOTIFICATION_EMAIL_QUEUE]: { to: string; user_id: string; key: string; subject: string; text: string; html: string };
+  /** `retry_index`: the attempt's place in the retry schedule; `manual`: a redelivery or replay, one attempt with no retry. */
+  [WEBHOOK_DELIVERY_QUEUE]: { endpoint_id: string; event_id: string; retry_index: number; manual: boolean };
 }
 
 /**

@@ -42,6 +42,11 @@ export interface Config {
   devSignInUnsafeAllowRemote: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
   webhooksAllowPrivateUrls: boolean;
+  /**
+   * WEBHOOK_RETRY_SCALE: multiplies the webhook retry schedule and the 5 days after which a failing
+   * endpoint is disabled (default 1; e.g. 0.001 turns 5 min into 0.3 s, for tests and demos).
+   */
+  webhookRetryScale: number;
   /** SMTP_URL, MAIL_FROM, SMTP_TIMEOUT_MS: how notification emails go out; undefined means email is off. */
   email: EmailSettings | undefined;
   /** APPROVAL_REMINDERS: how long before a contract's approval deadline its owners are reminded, largest first (ms). */
@@ -363,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: redisUrl(env.REDIS_URL),
     devSignInUnsafeAllowRemote: flag(env, 'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
     webhooksAllowPrivateUrls: webhooksAllowPrivateUrls(env),
+    webhookRetryScale: webhookRetryScale(env.WEBHOOK_RETRY_SCALE),
     email: email(env),
     approvalRemindersMs: approvalReminders(env),
     emailRetryDelayMs: duration(env, 'EMAIL_RETRY_DELAY', '1m'),
@@ -381,6 +387,14 @@ function approvalReminders(env: NodeJS.ProcessEnv): number[] {
   const values = parts.map((p) => duration({ APPROVAL_REMINDERS: p }, 'APPROVAL_REMINDERS', p));
   if (values.some((v) => v < 1000)) throw new Error(`APPROVAL_REMINDERS must be durations of at least 1s, like 24h,1h, got "${raw}"`);
   return [...new Set(values)].sort((a, b) => b - a);
+}
+
+function webhookRetryScale(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > 1)
+    throw new Error(`WEBHOOK_RETRY_SCALE must be a number above 0, at most 1, got "${raw}"`);
+  return value;
 }
 
 /**

@@ -401,6 +401,8 @@ describe('the matrix itself', () => {
       contract: 'contracts',
       milestone: 'milestones',
       notification: 'notification_messages',
+      webhook: 'webhook_endpoints',
+      webhookDelivery: 'webhook_deliveries',
     };
     for (const [kind, ids] of Object.entries(world.ids) as [keyof World['ids'], Record<string, string>][]) {
       for (const [variant, id] of Object.entries(ids)) {

@@ -139,7 +139,7 @@ describe('the event catalog (webhooks)', () => {
     const written = new Set<string>();
     for (const file of ['src', 'handlers', 'db', 'jobs'].flatMap(files)) {
       for (const m of readFileSync(file, 'utf8').matchAll(
-        /'((?:gig|application|api_key|profile|negotiation|contract|milestone)\.[a-z_]+)'/g,
+        /'((?:gig|application|api_key|profile|negotiation|contract|milestone|webhook_endpoint)\.[a-z_]+)'/g,
       ))
         written.add(m[1]!);
     }

@@ -50,6 +50,12 @@ export async function markDispatched(tx: Executor, ids: string[], at = new Date(
   if (ids.length) await tx.update(events).set({ dispatchedAt: at }).where(inArray(events.id, ids));
 }
 
+/** One event by id (the webhook delivery job, which carries only ids). */
+export async function getEventById(db: Executor, id: string): Promise<EventRow | undefined> {
+  const [row] = await db.select().from(events).where(eq(events.id, id)).limit(1);
+  return row;
+}
+
 /** Events about one resource, oldest first (for tests and, later, an events API). */
 export async function eventsForResource(db: Executor, resourceType: string, resourceId: string): Promise<EventRow[]> {
   return db

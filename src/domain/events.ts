@@ -28,6 +28,7 @@ export const EVENT_AUDIENCE: Record<EventType, AudienceRule> = {
   'api_key.revoked': 'owner',
   'api_key.rotated': 'owner',
   'profile.updated': 'owner',
+  'webhook_endpoint.disabled': 'owner',
   'negotiation.created': 'parties',
   'negotiation.round_created': 'parties',
   'negotiation.agreed': 'parties',

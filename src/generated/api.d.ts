@@ -868,7 +868,7 @@ export interface paths {
          *     `after` (the id of an event the caller has seen), oldest first from the one after it, with
          *     `next_cursor` to continue forward: poll with the last id you saw to get what happened
          *     since, in order. Filter by `type` (a comma-separated list of catalog types) and by
-         *     `resource_id` (a gig, application, negotiation, contract, milestone, key or user id).
+         *     `resource_id` (a gig, application, negotiation, contract, milestone, key, user or webhook endpoint id).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1136,6 +1136,186 @@ export interface paths {
          *     where the gig was seen. Private to the caller: no event is written.
          */
         post: operations["sendDiscoveryFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints
+         * @description The caller's webhook endpoints, newest first. The signing secret is never shown again after
+         *     creation (or rotation).
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers a URL to receive the caller's events (those whose audience they are in; the
+         *     catalog is under `webhooks`), every type or those listed in `event_types`. Returns the
+         *     endpoint with its signing secret in `secret` (`whsec_…`), shown only in this response.
+         *     The URL must be `https` (plain `http` is accepted only outside production) and reach a
+         *     public address: loopback, private networks and link-local (cloud metadata) addresses are
+         *     refused with `400 VALIDATION_FAILED` naming `body.url`. A user has at most 20 endpoints;
+         *     the 21st is `409 CONFLICT`.
+         *     With an `Idempotency-Key`, a retry does not make a second endpoint, but it cannot replay the
+         *     secret either: it gets `409 CONFLICT` saying the first request succeeded.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One of the caller's endpoints (without its secret). Another user's endpoint is `404`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery history; attempts already scheduled are dropped.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL (checked as at registration), the description or the event types
+         *     (`null`: every type). `enabled: true` re-enables a disabled endpoint (its failing streak is
+         *     forgotten; messages that failed meanwhile can be sent again with `replay`); `enabled: false`
+         *     disables it (`disabled_reason: manual`).
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Makes a new signing secret, returned in `secret` (shown once). For 24 hours
+         *     (`previous_secret_until`) every delivery carries two signatures in `webhook-signature`, one
+         *     by each secret, so a receiver still holding the old secret keeps verifying while it is
+         *     updated. Rotating again within the overlap drops the oldest secret.
+         *     With an `Idempotency-Key`, a retry does not rotate twice, but it cannot replay the secret:
+         *     it gets `409 CONFLICT` saying the first request succeeded.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery
+         * @description Sends a signed test message to the endpoint now, once (no retries), and answers with the
+         *     attempt as it is recorded in its deliveries: `event_type` `webhook.test`, and a body
+         *     `{ id, type: "webhook.test", created_at, data: { endpoint_id, message } }`. Works on a
+         *     disabled endpoint too, to check it before enabling it again. The answer can take up to the
+         *     15 s delivery time-out.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Every attempt to deliver to this endpoint, newest first: the event, the attempt's number
+         *     (retries and redeliveries of one event count on), the receiver's status, how long it took,
+         *     the first 1 KiB of its response, the error, and when the next automatic attempt is due.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver one delivery's event
+         * @description Sends the event of this attempt to the endpoint again, as a new attempt (one, without
+         *     automatic retries), shortly after the answer; it appears in the deliveries. A disabled
+         *     endpoint is `409 INVALID_STATE` (enable it first); a test message is not redelivered.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay an endpoint's failed deliveries
+         * @description Sends again every event with a failed attempt to this endpoint at or after `since` that was
+         *     never delivered (no attempt succeeded), up to 1000, one attempt each without automatic
+         *     retries, oldest first. Use it after fixing a receiver or re-enabling an endpoint. A disabled
+         *     endpoint is `409 INVALID_STATE` (enable it first).
+         */
+        post: operations["replayWebhookDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1923,6 +2103,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description A webhook endpoint was disabled by delivery: it answered `410 Gone` (`disabled_reason: gone`),
+         *     or every attempt to it failed for 5 days (`failing`). `data` is the endpoint as the API shows
+         *     it after the change (never its secret). Sent to its owner (through their other endpoints and
+         *     the event feed; the disabled endpoint receives nothing more).
+         */
+        post: operations["onWebhookEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2681,7 +2884,7 @@ export interface components {
          *     change, to the users it concerns (its audience). One type per `type`, each with its typed
          *     `data`: switch on `type`. Receivers dedupe by `id` (delivery is at least once).
          */
-        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"];
+        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"];
         /** @description `gig.created`: A gig was published or saved as a draft. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
         GigCreatedEvent: {
             id: components["schemas"]["Uuid"];
@@ -3089,6 +3292,139 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: components["schemas"]["Milestone"];
         };
+        /** @description `webhook_endpoint.disabled`: A webhook endpoint was disabled by delivery (410 Gone, or 5 days of failures). `data` is the endpoint as the API shows it after the change. Sent to its owner. */
+        WebhookEndpointDisabledEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        /** @description A webhook endpoint as listed; the signing secret is never included. */
+        WebhookEndpoint: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * Format: uri
+             * @description Where the events are POSTed.
+             */
+            url: string;
+            description: string;
+            /** @description The event types delivered; `null`, every type the owner is in the audience of. */
+            event_types: string[] | null;
+            /** @description False once disabled: by a 410, by 5 days of failures, or by its owner. */
+            enabled: boolean;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /**
+             * @description `gone`: the receiver answered 410. `failing`: every attempt failed for 5 days. `manual`: disabled by its owner.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | "manual" | null;
+            /**
+             * Format: date-time
+             * @description The first failed attempt since the last successful one; null while deliveries succeed.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when the previous secret still signs beside the new one.
+             */
+            previous_secret_until: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description An endpoint with its signing secret in `secret`, shown only in this response. */
+        WebhookEndpointWithSecret: {
+            id: components["schemas"]["Uuid"];
+            /** Format: uri */
+            url: string;
+            description: string;
+            event_types: string[] | null;
+            enabled: boolean;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** @enum {string|null} */
+            disabled_reason: "gone" | "failing" | "manual" | null;
+            /** Format: date-time */
+            failing_since: string | null;
+            /** Format: date-time */
+            previous_secret_until: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The Standard Webhooks signing secret, `whsec_` and base64. Store it now. */
+            secret: string;
+        };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Event types of the catalog (under `webhooks`) to deliver, at least one; `null` or absent, every type. */
+        WebhookEventTypes: string[] | null;
+        /**
+         * @description An absolute `https` URL (`http` outside production) reaching a public address.
+         * @example https://agent.example.com/hooks/gigmarket
+         */
+        WebhookUrl: string;
+        CreateWebhookEndpointRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            /** @description What the endpoint is for. */
+            description?: string;
+            event_types?: components["schemas"]["WebhookEventTypes"];
+        };
+        UpdateWebhookEndpointRequest: {
+            url?: components["schemas"]["WebhookUrl"];
+            description?: string;
+            event_types?: components["schemas"]["WebhookEventTypes"];
+            /** @description `true` re-enables a disabled endpoint; `false` disables it. */
+            enabled?: boolean;
+        };
+        ReplayWebhookRequest: {
+            /**
+             * Format: date-time
+             * @description Replay the events whose attempts since this time all failed.
+             */
+            since: string;
+        };
+        WebhookQueued: {
+            /** @description How many delivery attempts were queued. */
+            queued: number;
+        };
+        /** @description One attempt to deliver one message to one endpoint. */
+        WebhookDelivery: {
+            id: components["schemas"]["Uuid"];
+            endpoint_id: components["schemas"]["Uuid"];
+            /**
+             * Format: uuid
+             * @description The event's id, sent as `webhook-id` (the same on every attempt).
+             */
+            event_id: string;
+            /** @description The event's type, or `webhook.test` for a test message. */
+            event_type: string;
+            /** @description This message's attempts to this endpoint so far, this one included. */
+            attempt: number;
+            /** @description The receiver answered 2xx in time. */
+            succeeded: boolean;
+            /** @description The receiver's HTTP status; null when none came. */
+            status_code: number | null;
+            duration_ms: number;
+            /** @description The first 1 KiB of the response body. */
+            response_excerpt: string | null;
+            /** @description Why it failed: `status`, `timeout`, `network`, `redirect` (never followed) or `refused` (the URL check). */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next automatic attempt is due; null when none follows.
+             */
+            next_retry_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
     };
     responses: {
         /** @description The request is invalid; `issues` names each field. */
@@ -3333,6 +3669,8 @@ export interface components {
         ContractIdPath: components["schemas"]["Uuid"];
         /** @description The milestone's id (one of the contract's). */
         MilestoneIdPath: components["schemas"]["Uuid"];
+        /** @description The webhook endpoint's id. */
+        WebhookIdPath: components["schemas"]["Uuid"];
     };
     requestBodies: never;
     headers: {
@@ -5925,6 +6263,514 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "url": "https://agent.example.com/hooks/gigmarket",
+                     *           "description": "production agent",
+                     *           "event_types": [
+                     *             "contract.approved",
+                     *             "milestone.paid"
+                     *           ],
+                     *           "enabled": true,
+                     *           "disabled_at": null,
+                     *           "disabled_reason": null,
+                     *           "failing_since": null,
+                     *           "previous_secret_until": null,
+                     *           "created_at": "2026-11-21T12:00:00.000Z",
+                     *           "updated_at": "2026-11-21T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://agent.example.com/hooks/gigmarket",
+                 *       "description": "production agent",
+                 *       "event_types": [
+                 *         "contract.approved",
+                 *         "milestone.paid"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "url": "https://agent.example.com/hooks/gigmarket",
+                     *       "description": "production agent",
+                     *       "event_types": [
+                     *         "contract.approved",
+                     *         "milestone.paid"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "previous_secret_until": null,
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4X6Rt8Lm2Qc="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "url": "https://agent.example.com/hooks/gigmarket",
+                     *       "description": "production agent",
+                     *       "event_types": null,
+                     *       "enabled": false,
+                     *       "disabled_at": "2026-11-22T09:00:00.000Z",
+                     *       "disabled_reason": "gone",
+                     *       "failing_since": "2026-11-22T09:00:00.000Z",
+                     *       "previous_secret_until": null,
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "event_types": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "url": "https://agent.example.com/hooks/gigmarket",
+                     *       "description": "production agent",
+                     *       "event_types": null,
+                     *       "enabled": true,
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "previous_secret_until": null,
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret (shown once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "url": "https://agent.example.com/hooks/gigmarket",
+                     *       "description": "production agent",
+                     *       "event_types": null,
+                     *       "enabled": true,
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "previous_secret_until": "2026-11-23T10:00:00.000Z",
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z",
+                     *       "secret": "whsec_3q2+7wQ0Lk9Zr5t8VbNn1Yx4Hc6Jd0Fm2Gp7Ks9Ea1U="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt, delivered or not (see `succeeded`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5c5-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+                     *       "endpoint_id": "0190a5c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "event_id": "0190a5c5-2b3c-7d4e-8f5a-6b7c8d9e0f19",
+                     *       "event_type": "webhook.test",
+                     *       "attempt": 1,
+                     *       "succeeded": true,
+                     *       "status_code": 200,
+                     *       "duration_ms": 84,
+                     *       "response_excerpt": "ok",
+                     *       "error": null,
+                     *       "next_retry_at": null,
+                     *       "created_at": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5c5-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+                     *           "endpoint_id": "0190a5c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "event_id": "0190a5b6-4d5e-7f6a-8b7c-9d0e1f2a3b4c",
+                     *           "event_type": "contract.approved",
+                     *           "attempt": 2,
+                     *           "succeeded": false,
+                     *           "status_code": 503,
+                     *           "duration_ms": 120,
+                     *           "response_excerpt": "upstream unavailable",
+                     *           "error": "status: HTTP 503",
+                     *           "next_retry_at": "2026-11-22T10:05:00.000Z",
+                     *           "created_at": "2026-11-22T10:00:05.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+                /** @description The delivery attempt's id (one of the endpoint's). */
+                deliveryId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookQueued"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    replayWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-22T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description How many events were queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookQueued"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     onGigCreated: {
         parameters: {
             query?: never;
@@ -6979,6 +7825,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MilestonePaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
             };
         };
         responses: {

@@ -3,7 +3,8 @@
 import type { Context } from '../context.ts';
 import type { EventSubscriber } from './event-relay.ts';
 import { notificationSubscriber } from './notifications.ts';
+import { webhookSubscriber } from './webhooks.ts';
 
 export function eventSubscribers(ctx: Context): EventSubscriber[] {
-  return [notificationSubscriber(ctx)];
+  return [notificationSubscriber(ctx), webhookSubscriber(ctx)];
 }

@@ -17,6 +17,8 @@ import { presentNegotiation } from '../presenters/negotiations.ts';
 import { presentGig } from '../presenters/gigs.ts';
 import { presentApplication } from '../presenters/applications.ts';
 import { presentApiKey } from '../presenters/api-keys.ts';
+import { presentWebhookEndpoint } from '../presenters/webhooks.ts';
+import type { WebhookEndpointRow } from '../../db/repositories/webhooks.ts';
 import { newId } from '../ids.ts';
 
 type Actor = string | null;
@@ -58,6 +60,11 @@ export function profileEvent(tx: Executor, type: EventType, userId: string, prof
 /** An API key event goes to the key's owner; the secret is never part of it. */
 export function apiKeyEvent(tx: Executor, type: EventType, key: ApiKeyRow, actorUserId: Actor) {
   return record(tx, type, 'api_key', key.id, actorUserId, { ownerUserId: key.userId }, presentApiKey(key));
+}
+
+/** A webhook endpoint event goes to the endpoint's owner; the secret is never part of it. */
+export function webhookEndpointEvent(tx: Executor, type: EventType, endpoint: WebhookEndpointRow, actorUserId: Actor) {
+  return record(tx, type, 'webhook_endpoint', endpoint.id, actorUserId, { ownerUserId: endpoint.userId }, presentWebhookEndpoint(endpoint));
 }
 
 /** A contract event, with the contract and its milestones as the API shows them after the change. */

@@ -126,6 +126,9 @@ const IGNORED_COLUMNS: Record<string, string[]> = {
   // Set by the event relay (src/services/event-relay.ts) in the background, after the commit that
   // wrote the event: an earlier request's events may be dispatched at any time around this one.
   events: ['dispatched_at'],
+  // Set by the webhook delivery job (src/services/webhooks.ts) in the background, at an attempt to
+  // an endpoint of a user whose earlier request wrote an event.
+  webhook_endpoints: ['failing_since'],
 };
 
 /**
@@ -139,6 +142,10 @@ const KEPT_ROWS: Record<string, string> = {
   // The relay writes inbox messages in the background, after the commit of an earlier request's
   // events (like events.dispatched_at above); what a request may change of them is their read_at.
   notification_messages: 'read_at is not null',
+  // Attempts to deliver events are written by the delivery job in the background (an earlier
+  // request's event, its retries), like dispatched_at above; test deliveries, which a request
+  // writes, are kept.
+  webhook_deliveries: "event_type = 'webhook.test'",
 };
 
 export type Fingerprint = Record<string, string>;

@@ -4,6 +4,11 @@
 // lifecycle helpers where they fit. `resourceIds` maps each path parameter of the spec to the
 // world's ids, by the collection the parameter follows (`gigs/{id}`, `milestones/{milestoneId}`).
 import { expect } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { insertDelivery, insertEndpoint } from '../../db/repositories/webhooks.ts';
+import { webhookEndpoints } from '../../db/schema.ts';
+import { newId } from '../../src/ids.ts';
+import { newWebhookSecret } from '../../src/webhooks/signing.ts';
 import type { TestServer } from './server.ts';
 import { signInDev, type BrowserSession } from './session.ts';
 import { approvedContract, negotiation, pendingContract, submitSandboxOnboarding } from './lifecycle.ts';
@@ -41,6 +46,10 @@ export interface WorldIds {
   milestone: { first: string; second: string; pending: string; kyc: string };
   /** An inbox message of the client's (a contract awaiting approval). */
   notification: { client: string };
+  /** The client's webhook endpoint (disabled, at an address the URL check refuses: nothing leaves the machine). */
+  webhook: { endpoint: string };
+  /** A failed delivery attempt to that endpoint. */
+  webhookDelivery: { failed: string };
 }
 
 /**
@@ -56,6 +65,8 @@ export const RESOURCE_OF_PARAMETER: Record<string, keyof WorldIds> = {
   'contracts/{id}': 'contract',
   'milestones/{milestoneId}': 'milestone',
   'messages/{id}': 'notification',
+  'webhooks/{id}': 'webhook',
+  'deliveries/{deliveryId}': 'webhookDelivery',
 };
 
 /**
@@ -234,6 +245,32 @@ export async function buildWorld(server: TestServer): Promise<World> {
   // The relay writes inbox messages after the events' commits: wait until every event is
   // dispatched, so that the world is still while the generated tests compare fingerprints.
   const inbox = await waitForInbox(client);
+  // A webhook endpoint of the client's and one failed attempt, stored directly: the API would refuse
+  // this address (TEST-NET-1), so no attempt to it can leave the machine, and it is disabled anyway.
+  const endpointId = newId();
+  await insertEndpoint(server.db, client.userId, {
+    id: endpointId,
+    url: 'https://192.0.2.10/world-hook',
+    description: 'the world',
+    eventTypes: null,
+    secret: newWebhookSecret(),
+  });
+  await server.db
+    .update(webhookEndpoints)
+    .set({ disabledAt: new Date(), disabledReason: 'manual' })
+    .where(eq(webhookEndpoints.id, endpointId));
+  const failedDelivery = await insertDelivery(server.db, {
+    id: newId(),
+    endpointId,
+    eventId: newId(),
+    eventType: 'gig.created',
+    attempt: 1,
+    succeeded: false,
+    statusCode: 500,
+    durationMs: 12,
+    responseExcerpt: 'boom',
+    error: 'status: HTTP 500',
+  });
 
   return {
     client,
@@ -256,6 +293,8 @@ export async function buildWorld(server: TestServer): Promise<World> {
       application: { shortlisted: applied.data!.id, submitted: submitted.data!.id, invitation: invitation.data!.data[0]!.id },
       negotiation: { agreed: negotiated.data!.id, pending: pending.negotiation.id, open: open.negotiation.id, kyc: kyc.negotiation.id },
       contract: { active: contractId, pending: pending.contract.id, kyc: kyc.contract.id },
+      webhook: { endpoint: endpointId },
+      webhookDelivery: { failed: failedDelivery.id },
       milestone: { first: first!.id, second: last!.id, pending: pending.contract.milestones[0]!.id, kyc: kyc.contract.milestones[0]!.id },
       notification: { client: inbox },
     },

@@ -1,0 +1,88 @@
+// Webhook endpoints: register, list, change, delete, rotate the secret, test, the attempts,
+// redeliver and replay. API keys and browser sessions may both manage them. The rules live in
+// src/services/webhooks.ts.
+import type { Context } from '../src/context.ts';
+import type { Handlers } from '../src/http/handler.ts';
+import { principalOf } from '../src/auth/authenticate.ts';
+import * as webhooks from '../src/services/webhooks.ts';
+import { presentWebhookDelivery, presentWebhookEndpoint, presentWebhookEndpointWithSecret } from '../src/presenters/webhooks.ts';
+import { DEFAULT_LIMIT, decodeCursor, page } from '../src/http/pagination.ts';
+
+type WebhookOperations =
+  | 'listWebhookEndpoints'
+  | 'createWebhookEndpoint'
+  | 'getWebhookEndpoint'
+  | 'updateWebhookEndpoint'
+  | 'deleteWebhookEndpoint'
+  | 'rotateWebhookSecret'
+  | 'testWebhookEndpoint'
+  | 'listWebhookDeliveries'
+  | 'redeliverWebhook'
+  | 'replayWebhookDeliveries';
+
+export function webhookHandlers(ctx: Context): Handlers<WebhookOperations> {
+  return {
+    async listWebhookEndpoints(request) {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await webhooks.listWebhookEndpoints(ctx, principalOf(request).userId, {
+        limit,
+        beforeId: decodeCursor(request.query.cursor),
+      });
+      return page(rows, limit, presentWebhookEndpoint);
+    },
+
+    async createWebhookEndpoint(request, reply) {
+      const { url, description, event_types } = request.body;
+      const row = await webhooks.createWebhookEndpoint(ctx, principalOf(request).userId, { url, description, eventTypes: event_types });
+      return reply.code(201).send(presentWebhookEndpointWithSecret(row));
+    },
+
+    async getWebhookEndpoint(request) {
+      return presentWebhookEndpoint(await webhooks.getWebhookEndpoint(ctx, principalOf(request).userId, request.params.id));
+    },
+
+    async updateWebhookEndpoint(request) {
+      const { url, description, event_types, enabled } = request.body;
+      const row = await webhooks.updateWebhookEndpoint(ctx, principalOf(request).userId, request.params.id, {
+        url,
+        description,
+        eventTypes: event_types,
+        enabled,
+      });
+      return presentWebhookEndpoint(row);
+    },
+
+    async deleteWebhookEndpoint(request, reply) {
+      await webhooks.deleteWebhookEndpoint(ctx, principalOf(request).userId, request.params.id);
+      return reply.code(204).send();
+    },
+
+    async rotateWebhookSecret(request) {
+      return presentWebhookEndpointWithSecret(await webhooks.rotateWebhookSecret(ctx, principalOf(request).userId, request.params.id));
+    },
+
+    async testWebhookEndpoint(request) {
+      return presentWebhookDelivery(await webhooks.sendTestDelivery(ctx, principalOf(request).userId, request.params.id));
+    },
+
+    async listWebhookDeliveries(request) {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await webhooks.listWebhookDeliveries(ctx, principalOf(request).userId, request.params.id, {
+        limit,
+        beforeId: decodeCursor(request.query.cursor),
+      });
+      return page(rows, limit, presentWebhookDelivery);
+    },
+
+    async redeliverWebhook(request, reply) {
+      const queued = await webhooks.redeliver(ctx, principalOf(request).userId, request.params.id, request.params.deliveryId);
+      return reply.code(202).send(queued);
+    },
+
+    async replayWebhookDeliveries(request, reply) {
+      const since = new Date(request.body.since);
+      const queued = await webhooks.replayFailed(ctx, principalOf(request).userId, request.params.id, since);
+      return reply.code(202).send(queued);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// A local webhook receiver: records every request it gets, and answers as a test scripts it (a
+// status, a Retry-After, a delay, a Location), one answer per request in order, then the default.
+import http from 'node:http';
+import { closeServer, listenLocal, readBody } from './local-server.ts';
+
+export interface ReceivedRequest {
+  at: number;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface ScriptedAnswer {
+  status: number;
+  retryAfter?: string;
+  delayMs?: number;
+  location?: string;
+  body?: string;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedRequest[];
+  /** Answers for the next requests, in order; after them, `fallback`. */
+  script(...answers: ScriptedAnswer[]): void;
+  fallback: ScriptedAnswer;
+  /** Resolves once `count` requests have arrived (or rejects after `timeoutMs`). */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedRequest[] = [];
+  const queue: ScriptedAnswer[] = [];
+  // Each waiter answers whether it is satisfied; the unsatisfied stay.
+  let waiters: (() => boolean)[] = [];
+  const receiver: WebhookReceiver = {
+    url: '',
+    received,
+    fallback: { status: 200, body: 'ok' },
+    script: (...answers) => {
+      queue.push(...answers);
+    },
+    waitFor(count, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (received.length >= count) {
+            clearTimeout(timer);
+            resolve(received.slice());
+            return true;
+          }
+          return false;
+        };
+        const timer = setTimeout(
+          () => reject(new Error(`${received.length} of ${count} webhook requests after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        if (!check()) waiters.push(check);
+      });
+    },
+    close: () => closeServer(server),
+  };
+  const server = http.createServer(async (req, res) => {
+    const body = await readBody(req);
+    received.push({ at: Date.now(), path: req.url ?? '/', headers: req.headers, body });
+    waiters = waiters.filter((w) => !w());
+    const answer = queue.shift() ?? receiver.fallback;
+    if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    const headers: Record<string, string> = { 'content-type': 'text/plain' };
+    if (answer.retryAfter) headers['retry-after'] = answer.retryAfter;
+    if (answer.location) headers.location = answer.location;
+    if (!res.destroyed) res.writeHead(answer.status, headers).end(answer.body ?? '');
+  });
+  receiver.url = await listenLocal(server);
+  return receiver;
+}
