@@ -10,15 +10,19 @@ import { sealCursor } from '../src/cursor-seal.ts';
 let server: TestServer;
 let apiKey: string;
 let gigId: string;
+let endpointId: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // A webhook endpoint on loopback (never called: it wants only an event nothing here writes).
+  server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' });
   const client = await server.user('Cursor Client');
   apiKey = client.apiKey;
   const gig = await client.api.POST('/api/gigs', { body: { title: 'Rust parser', tags: ['rust'] } });
   gigId = gig.data!.id;
   // Two of each, so that every list has a second page and a real cursor to tamper with.
   await client.api.POST('/api/gigs', { body: { title: 'Rust CLI', tags: ['rust'] } });
+  const endpoint = await client.api.POST('/api/webhooks', { body: { url: 'http://127.0.0.1:9/hook', event_types: ['gig.deleted'] } });
+  endpointId = endpoint.data!.id;
 });
 afterAll(() => server?.close());
 
@@ -28,7 +32,7 @@ const lists = listOperations(loadSpec()).filter(usesCursor);
 
 /** The list's URL with its path and required query parameters filled in, plus `extra`. */
 function urlOf(path: string, operationId: string, extra: Record<string, string>): string {
-  const url = new URL(path.replace('{id}', gigId), server.url);
+  const url = new URL(path.replace('{id}', path.startsWith('/api/webhooks/') ? endpointId : gigId), server.url);
   if (operationId === 'recommendWorkers') url.searchParams.set('gig_id', gigId);
   for (const [k, v] of Object.entries(extra)) url.searchParams.set(k, v);
   return url.toString();
