@@ -56,12 +56,19 @@ export function runInTransaction<T>(tx: Tx, fn: () => T): T {
  * request's transaction. Methods are bound to whichever is current at the moment they are read.
  */
 export function ambientDb(root: Db): Db {
+  // Every query reads a method through here: bind each once per handle, not on every read.
+  const bound = new WeakMap<object, Map<PropertyKey, unknown>>();
   return new Proxy(root, {
     get(target, property) {
       const active: object = current.getStore() ?? target;
       const value = Reflect.get(active, property, active);
       // Drizzle recognises its objects by their constructor: leave that one unbound.
-      return typeof value === 'function' && property !== 'constructor' ? value.bind(active) : value;
+      if (typeof value !== 'function' || property === 'constructor') return value;
+      let methods = bound.get(active);
+      if (!methods) bound.set(active, (methods = new Map()));
+      let method = methods.get(property);
+      if (!method) methods.set(property, (method = value.bind(active)));
+      return method;
     },
   });
 }

@@ -5,25 +5,10 @@ import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT } from '../src/http/pagination.ts';
-import { validationFailed } from '../src/errors.ts';
+import { commaList } from '../src/http/comma-list.ts';
 import { searchGigs } from '../src/search/service.ts';
 import { recommendGigs } from '../src/search/recommendations.ts';
 import { recommendWorkersForGig, sendFeedback } from '../src/services/discovery.ts';
-
-/**
- * A comma-separated parameter as a list (blanks dropped), of at most `max` items of at most
- * `maxLength` characters each, as the spec says; more is a 400 naming the parameter.
- */
-function commaList(name: string, value: string | undefined, max: number, maxLength: number): string[] {
-  const items = (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (items.length > max || items.some((i) => i.length > maxLength)) {
-    throw validationFailed(`query.${name}`, `must list at most ${max} values of at most ${maxLength} characters each`);
-  }
-  return items;
-}
 
 export function discoveryHandlers(ctx: Context): Handlers<'searchGigs' | 'recommendGigs' | 'recommendWorkers' | 'sendDiscoveryFeedback'> {
   return {

@@ -4,6 +4,7 @@ import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT, decodePosition, page } from '../src/http/pagination.ts';
 import { validationFailed } from '../src/errors.ts';
+import { commaList } from '../src/http/comma-list.ts';
 import { isEventType, type EventType } from '../src/domain/events.ts';
 import { listEvents } from '../src/services/event-feed.ts';
 import { presentEvent } from '../src/presenters/events.ts';
@@ -11,10 +12,7 @@ import { presentEvent } from '../src/presenters/events.ts';
 /** `type`: a comma-separated list of catalog types, at most 20. */
 function typesOf(value: string | undefined): EventType[] | undefined {
   if (value === undefined) return undefined;
-  const types = value
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean);
+  const types = commaList('type', value, 20, 64);
   const unknown = types.filter((t) => !isEventType(t));
   if (types.length === 0 || types.length > 20 || unknown.length) {
     throw validationFailed(

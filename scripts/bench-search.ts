@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { progress, quantile, stopServer } from './bench-kit.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
@@ -42,23 +43,6 @@ interface EvalGig {
 }
 
 /** A small progress bar on stderr (no dependency). */
-function progress(label: string, total: number) {
-  const started = Date.now();
-  let shown = -1;
-  return (done: number) => {
-    const percent = Math.floor((done / total) * 100);
-    if (percent === shown) return;
-    shown = percent;
-    const width = 30;
-    const filled = Math.round((done / total) * width);
-    const secs = ((Date.now() - started) / 1000).toFixed(0);
-    process.stderr.write(
-      `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${secs}s`,
-    );
-    if (done >= total) process.stderr.write('\n');
-  };
-}
-
 /** A deterministic pseudo-random generator, so every run seeds the same gigs. */
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -154,11 +138,6 @@ function requestOf(query: Record<string, string | number>): SearchRequest {
   };
 }
 
-const quantile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-};
-
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t = process.hrtime.bigint();
   await fn();
@@ -252,15 +231,6 @@ async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 async function main() {

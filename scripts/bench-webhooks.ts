@@ -14,13 +14,14 @@
 // started, completed), to show where the time goes. Timings are figures to read, never assertions.
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { freePort, progress, quantile, stopServer } from './bench-kit.ts';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { MAX_ENDPOINTS_PER_USER } from '../src/services/webhooks.ts';
@@ -40,38 +41,8 @@ const DRAIN_S = Number(process.env.BENCH_DRAIN_S ?? 15);
 const IDLE_TIMEOUT_MS = 10_000;
 
 /** A small progress bar on stderr (no dependency). */
-function progress(label: string, total: number) {
-  const started = Date.now();
-  let shown = -1;
-  return (done: number, extra = '') => {
-    const percent = Math.floor((Math.min(done, total) / total) * 100);
-    if (percent === shown && !extra) return;
-    shown = percent;
-    const width = 30;
-    const filled = Math.round((Math.min(done, total) / total) * width);
-    const secs = ((Date.now() - started) / 1000).toFixed(0);
-    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${secs}s ${extra}   `);
-    if (done >= total) process.stderr.write('\n');
-  };
-}
-
-const quantile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : Number.NaN;
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(0)} ms` : '-');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The receiver: 200 at once, nothing verified; the first arrival of each webhook-id, per path. */
 interface Receipt {
@@ -198,15 +169,6 @@ async function startServer(env: Record<string, string>, port: number): Promise<C
     }
     await sleep(100);
   }
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** The bench's own database: a fresh one on the server Postgres, or a temporary PGlite directory. */

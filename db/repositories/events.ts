@@ -56,7 +56,7 @@ export async function getEventById(db: Executor, id: string): Promise<EventRow |
   return row;
 }
 
-/** Events about one resource, oldest first (for tests and, later, an events API). */
+/** Events about one resource, oldest first (tests read them). */
 export async function eventsForResource(db: Executor, resourceType: string, resourceId: string): Promise<EventRow[]> {
   return db
     .select()
