@@ -3,10 +3,16 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // Builds the dashboard (web/dist/) once when it is missing or stale: tests/dashboard.test.ts and
+    // every test of `/` read it.
+    globalSetup: ['tests/setup/build-web.ts'],
     // Each file starts its own server and database; two cores run two files at a time.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    // expect.poll retries for up to 10 s (vitest's default is 1 s): a browser page still settling,
+    // or a job on a loaded machine, gets the same patience as Playwright's own waits.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
   },
 });

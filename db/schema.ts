@@ -7,3 +7,7 @@ export * from './schema/platform.ts';
 export * from './schema/search.ts';
 export * from './schema/notifications.ts';
 export * from './schema/webhooks.ts';
+export * from './schema/reviews.ts';
+export * from './schema/files.ts';
+export * from './schema/credits.ts';
+export * from './schema/disputes.ts';

@@ -8,7 +8,8 @@ import * as negotiations from '../src/services/negotiations.ts';
 import { contractView } from '../src/services/contracts.ts';
 import type { components } from '../src/generated/api.d.ts';
 
-type TermsBody = components['schemas']['RoundTermsFields'];
+/** The terms of a round: a RoundTerms body, or the terms part of a NegotiateRequest. */
+type TermsBody = Omit<components['schemas']['NegotiateRequest'], 'gig_id' | 'worker_user_id'>;
 
 function termsOf(body: TermsBody): negotiations.ProposedTerms {
   return {

@@ -1,16 +1,18 @@
 // pg-boss in the application's own database: PGlite through its adapter, or its own pool on a server.
 import { PgBoss, fromPglite } from 'pg-boss';
+import { startSlotWorker, type HeldJob, type SlotWorker } from './slot-worker.ts';
 import type { Database } from '../db/client.ts';
 import type { FastifyBaseLogger } from 'fastify';
 
-/** A job: a queue, an optional cron schedule, and an idempotent handler (delivery is at-least-once). */
-export interface JobDefinition<T = object> {
+interface JobBase {
   name: string;
   /**
    * How long one job may run before pg-boss takes it for dead (its process crashed) and retries it:
    * fitted to the work, so that a crash costs minutes, not pg-boss's default quarter of an hour.
    */
   expireInSeconds: number;
+  /** How long pg-boss keeps a completed job (its default is 7 days). */
+  deleteAfterSeconds?: number;
   cron?: string;
   /** Jobs of this queue one process handles at once (pg-boss localConcurrency); default 1. */
   concurrency?: number;
@@ -28,15 +30,37 @@ export interface JobDefinition<T = object> {
    * from which pg-boss's redrive() sends jobs back once the cause is fixed.
    */
   deadLetter?: string;
-  /** `attempt.last`: no retry follows if this attempt fails. */
-  handler(data: T, attempt: { retryCount: number; last: boolean }): Promise<void>;
 }
+
+/**
+ * A job: a queue, an optional cron schedule, and an idempotent handler (delivery is at-least-once);
+ * either one job at a time (`handler`) or several (`batch`).
+ */
+export type JobDefinition<T = object> = JobBase &
+  (
+    | {
+        /** `attempt.last`: no retry follows if this attempt fails. */
+        handler(data: T, attempt: { retryCount: number; last: boolean }): Promise<void>;
+      }
+    | {
+        /**
+         * Up to `slots` jobs of this queue in hand at once in this process, fetched as slots free up
+         * (jobs/slot-worker.ts), so that one slow job holds only its own slot. `run` completes its job
+         * itself, in the transaction that records what it did (completeJobsInTransaction); a job it
+         * throws for is failed and retried.
+         */
+        slots: number;
+        run(job: HeldJob<T>): Promise<void>;
+      }
+  );
 
 /** pg-boss plus what the health check needs to know about it. */
 export interface JobSystem {
   boss: PgBoss;
   /** Starts pg-boss, creates the queues and their schedules, and works them in this process. */
   start(jobs: JobDefinition<any>[]): Promise<void>;
+  /** Makes the queue's slot worker in this process look for jobs now (it has just enqueued some); other queues poll. */
+  wake(queue: string): void;
   /** True while pg-boss runs and can reach its schema. */
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
@@ -48,24 +72,42 @@ async function replaceSchedules(boss: PgBoss, name: string, schedules: NonNullab
   for (const old of await boss.getSchedules(name)) if (!keep.has(old.key)) await boss.unschedule(name, old.key);
 }
 
-async function register(boss: PgBoss, job: JobDefinition<any>): Promise<void> {
+async function register(boss: PgBoss, job: JobDefinition<any>, log: FastifyBaseLogger): Promise<SlotWorker | undefined> {
   if (job.deadLetter) await boss.createQueue(job.deadLetter); // it must exist before it is named
   await boss.createQueue(job.name);
   // updateQueue, not createQueue options: it also reaches a queue created before it had them.
-  await boss.updateQueue(job.name, { expireInSeconds: job.expireInSeconds, ...(job.deadLetter ? { deadLetter: job.deadLetter } : {}) });
-  const options = {
-    localConcurrency: job.concurrency ?? 1,
-    includeMetadata: true as const,
-    ...(job.groupConcurrency ? { groupConcurrency: job.groupConcurrency } : {}),
-    ...(job.pollingIntervalSeconds ? { pollingIntervalSeconds: job.pollingIntervalSeconds } : {}),
-  };
-  await boss.work(job.name, options, async (batch) => {
-    for (const item of batch) {
-      await job.handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });
-    }
+  await boss.updateQueue(job.name, {
+    expireInSeconds: job.expireInSeconds,
+    ...(job.deleteAfterSeconds ? { deleteAfterSeconds: job.deleteAfterSeconds } : {}),
+    ...(job.deadLetter ? { deadLetter: job.deadLetter } : {}),
   });
+  let worker: SlotWorker | undefined;
+  if ('slots' in job) {
+    worker = startSlotWorker(boss, {
+      name: job.name,
+      slots: job.slots,
+      groupConcurrency: job.groupConcurrency,
+      pollingIntervalMs: (job.pollingIntervalSeconds ?? 2) * 1000,
+      run: job.run,
+      onError: (err) => log.error({ err, queue: job.name }, 'job failed'),
+    });
+  } else {
+    const handler = job.handler;
+    const options = {
+      localConcurrency: job.concurrency ?? 1,
+      includeMetadata: true as const,
+      ...(job.groupConcurrency ? { groupConcurrency: job.groupConcurrency } : {}),
+      ...(job.pollingIntervalSeconds ? { pollingIntervalSeconds: job.pollingIntervalSeconds } : {}),
+    };
+    await boss.work(job.name, options, async (batch) => {
+      for (const item of batch) {
+        await handler(item.data as object, { retryCount: item.retryCount, last: item.retryCount >= item.retryLimit });
+      }
+    });
+  }
   if (job.cron) await boss.schedule(job.name, job.cron);
   if (job.schedules) await replaceSchedules(boss, job.name, job.schedules);
+  return worker;
 }
 
 /**
@@ -78,6 +120,7 @@ export function createJobSystem(database: Database, log: FastifyBaseLogger): Job
       ? new PgBoss({ db: fromPglite(database.pglite), backend: 'pglite' })
       : new PgBoss({ connectionString: database.url, max: 4, application_name: 'gigmarket-jobs' });
   let running = false;
+  const slotWorkers = new Map<string, SlotWorker>();
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
   boss.on('stopped', () => {
     running = false;
@@ -85,12 +128,16 @@ export function createJobSystem(database: Database, log: FastifyBaseLogger): Job
   async function start(jobs: JobDefinition<any>[]) {
     await boss.start();
     running = true;
-    for (const job of jobs) await register(boss, job);
+    for (const job of jobs) {
+      const worker = await register(boss, job, log);
+      if (worker) slotWorkers.set(job.name, worker);
+    }
   }
 
   return {
     boss,
     start,
+    wake: (queue) => slotWorkers.get(queue)?.wake(),
     async healthy() {
       if (!running) return false;
       try {
@@ -100,6 +147,8 @@ export function createJobSystem(database: Database, log: FastifyBaseLogger): Job
       }
     },
     async stop() {
+      await Promise.all([...slotWorkers.values()].map((w) => w.stop()));
+      slotWorkers.clear();
       if (running) await boss.stop({ graceful: true, timeout: 10_000 });
       running = false;
     },

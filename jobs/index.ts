@@ -9,6 +9,9 @@ import { sourceSyncJob } from './source-sync.ts';
 import { embeddingJobs } from './embeddings.ts';
 import { notificationJobs } from './notifications.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
+import { reviewPublicationJob } from './review-publication.ts';
+import { creditGrantsJob } from './credit-grants.ts';
+import { disputeSettlementJob } from './dispute-settlement.ts';
 
 export function allJobs(ctx: Context): JobDefinition<any>[] {
   return [
@@ -20,5 +23,8 @@ export function allJobs(ctx: Context): JobDefinition<any>[] {
     ...embeddingJobs(ctx),
     ...notificationJobs(ctx),
     webhookDeliveryJob(ctx),
+    reviewPublicationJob(ctx),
+    creditGrantsJob(ctx),
+    disputeSettlementJob(ctx),
   ];
 }

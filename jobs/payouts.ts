@@ -2,7 +2,8 @@
 // pg-boss retries on failure; the transfer's idempotency key makes a retry pay once. When the last
 // retry fails too, the parties are told (milestone.payout_failed), the log says so, and pg-boss
 // parks the job in the dead letter queue, from which it can be redriven once the cause is fixed.
-import { payout, payoutGaveUp } from '../src/services/milestones.ts';
+// While the contract is disputed the payout is held: re-scheduled, never made.
+import { holdPayout, payout, payoutGaveUp } from '../src/services/milestones.ts';
 import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, type QueuePayloads } from './queues.ts';
 import type { JobDefinition } from './boss.ts';
 import type { Context } from '../src/context.ts';
@@ -17,7 +18,8 @@ export function payoutJob(ctx: Context): JobDefinition<QueuePayloads[typeof PAYO
     deadLetter: PAYOUT_FAILED_QUEUE,
     async handler(data, attempt) {
       try {
-        await payout(ctx, data.milestone_id);
+        // A disputed contract's payout waits: a new job looks again later, this one completes.
+        if ((await payout(ctx, data.milestone_id)) === 'held') await holdPayout(ctx, data.milestone_id);
       } catch (err) {
         if (attempt.last && (await payoutGaveUp(ctx, data.milestone_id))) {
           ctx.log.error(

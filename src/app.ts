@@ -7,20 +7,37 @@ import openapiGlue from 'fastify-openapi-glue';
 import scalar from '@scalar/fastify-api-reference';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
-import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
+import { actingCredentialOfRequest, authenticateHook, sessionCookieName } from './auth/authenticate.ts';
+import { runActing } from './auth/acting.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks, withRequestTransaction } from './http/idempotency.ts';
 import { rateLimitCost, registerRateLimits } from './http/rate-limit.ts';
 import { checkRequestBody, refuseNulCharacters, validatorCompiler } from './http/validation.ts';
-import { listOperations, loadSpec, specText } from './spec.ts';
+import { listOperations, loadSpec, publishedSpec } from './spec.ts';
 import { allHandlers } from '../handlers/index.ts';
 import { registerBrowserRoutes } from './auth/browser-routes.ts';
-import { keepRawJsonBodies } from './http/raw-body.ts';
+import { keepRawJsonBodies, refuseResponseOnlyBodies } from './http/raw-body.ts';
 import { loggerOptions } from './http/logging.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { readUploads, uploadFieldsOf } from './http/uploads.ts';
+import { UPLOAD_MAX_BYTES } from './domain/uploads.ts';
+import { registerMcpRoute } from './mcp/http.ts';
+import { toolDefinitions } from './mcp/schema.ts';
+import { registerLlmsText } from './http/llms.ts';
+import { registerProviderWebhook } from './payments/webhook-route.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+type Handler = Parameters<typeof withRequestTransaction>[0];
+
+/** Runs the handler with the request's credential acting, so the events it writes name the key (src/auth/acting.ts). */
+function withActingCredential(handler: Handler): Handler {
+  return (request, reply) => {
+    const credential = actingCredentialOfRequest(request);
+    return credential ? runActing(credential, () => handler(request, reply)) : handler(request, reply);
+  };
+}
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -59,8 +76,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.addHook('onRequest', limits.outsideApi);
 
   keepRawJsonBodies(app);
+  refuseResponseOnlyBodies(app);
   await app.register(cookie, { secret: ctx.sessionSecret });
-  await app.register(multipart, { limits: { fileSize: 5 * 1024 * 1024, files: 1 } });
+  await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
 
   const spec = loadSpec();
   const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
@@ -74,14 +92,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   }
 
   const idempotency = idempotencyHooks(ctx.db);
+  const authenticate = limits.aroundAuthentication(
+    authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
+  );
   await app.register(async (api) => {
-    api.addHook(
-      'onRequest',
-      limits.aroundAuthentication(
-        authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
-      ),
-    );
+    api.addHook('onRequest', authenticate);
     api.addHook('preValidation', checkRequestBody);
+    api.addHook('preValidation', readUploads);
     api.addHook('preHandler', idempotency.preHandler);
     api.addHook('onSend', idempotency.onSend);
     api.addHook('onResponse', idempotency.onResponse);
@@ -92,22 +109,29 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         const body = op.operation.requestBody;
         // The type says RouteOptions, but glue only spreads handler and config over its own.
         return {
-          handler: withRequestTransaction(handlers[operationId] as Parameters<typeof withRequestTransaction>[0]),
+          handler: withRequestTransaction(withActingCredential(handlers[operationId] as Handler)),
           config: {
             ...(op.operation['x-fastify-config'] ?? {}),
             operationId,
             security: op.security,
             rateLimitCost: rateLimitCost(operationId, op.operation),
             requestBody: body ? { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) } : undefined,
+            upload: uploadFieldsOf(body, spec.components?.schemas),
           },
         } as never;
       },
     });
   });
 
-  app.get('/openapi.yaml', async (_req, reply) => reply.type('application/yaml; charset=utf-8').send(specText));
-  app.get('/openapi.json', async () => spec);
+  const published = publishedSpec(spec, config.publicUrl);
+  app.get('/openapi.yaml', async (_req, reply) => reply.type('application/yaml; charset=utf-8').send(published.yaml));
+  app.get('/openapi.json', async () => published.json);
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json', title: 'gigmarket API' } });
   await registerBrowserRoutes(app, ctx);
+  // Called by the payment provider, not by clients: outside the published spec (see the module).
+  registerProviderWebhook(app, ctx);
+  // For agents: the MCP server over the same operations (src/mcp/), and llms.txt.
+  await registerMcpRoute(app, { tools: toolDefinitions(spec), publicUrl: config.publicUrl, version: spec.info.version, authenticate });
+  registerLlmsText(app, spec, config.publicUrl);
   return app;
 }

@@ -17,6 +17,8 @@ import { describeResult, describeSource, presentResult, presentSource } from './
 import { externalGigCounts } from '../db/repositories/external-gigs.ts';
 import { startJobs, type JobSystem } from '../jobs/boss.ts';
 import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
+import { getCredits, grantCredits, setTier } from './services/credits.ts';
+import { isSubscriptionTier, NOTE_MAX, OPERATOR_GRANT_MAX, SUBSCRIPTION_TIERS } from './domain/credits.ts';
 
 const USAGE = `gigmarket operator CLI
 
@@ -40,6 +42,13 @@ Commands:
       Lists the payouts that failed on every retry (parked in the queue milestone-payout-failed).
   payouts redrive [milestone-id] [--json]
       Sends them (or the one for that milestone) again, once the cause is fixed.
+  credits show <user-id> [--json]
+      Shows a user's credits balance and subscription tier.
+  credits grant <user-id> <amount> [--reason TEXT] [--json]
+      Grants a user 1 to 1000000 credits (an operator_grant in their ledger, the reason as its
+      note, with credits.granted). Every run grants again.
+  credits set-tier <user-id> <free|pro|team> [--json]
+      Sets a user's subscription tier; its monthly grant applies from the next grant not yet made.
   help
       Shows this text.
 
@@ -57,6 +66,7 @@ interface Options {
   json: boolean;
   name?: string;
   agent?: string;
+  reason?: string;
 }
 
 function parse(argv: string[]): { command: string | undefined; args: string[]; options: Options } {
@@ -69,6 +79,7 @@ function parse(argv: string[]): { command: string | undefined; args: string[]; o
         json: { type: 'boolean', default: false },
         name: { type: 'string' },
         agent: { type: 'string' },
+        reason: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -76,8 +87,8 @@ function parse(argv: string[]): { command: string | undefined; args: string[]; o
     throw new UsageError((err as Error).message);
   }
   const [command, ...args] = parsed.positionals;
-  const { json, name, agent, help } = parsed.values;
-  return { command: help ? 'help' : command, args, options: { json: json ?? false, name, agent } };
+  const { json, name, agent, reason, help } = parsed.values;
+  return { command: help ? 'help' : command, args, options: { json: json ?? false, name, agent, reason } };
 }
 
 function userId(value: string | undefined, what = 'user-id'): string {
@@ -208,6 +219,8 @@ function prepare(command: string, args: string[], options: Options): Action {
       return prepareSources(args, options);
     case 'payouts':
       return preparePayouts(args, options);
+    case 'credits':
+      return prepareCredits(args, options);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -275,6 +288,51 @@ function preparePayouts(args: string[], options: Options): Action {
       await jobs.stop();
     }
   };
+}
+
+/** `credits show|grant|set-tier`: the user's credits through src/services/credits.ts. */
+function prepareCredits(args: string[], options: Options): Action {
+  const [sub, id, value, ...rest] = args;
+  const needs = { show: '<user-id>', grant: '<user-id> <amount>', 'set-tier': '<user-id> <tier>' } as Record<string, string>;
+  if (!sub || !needs[sub]) throw new UsageError('credits needs "show", "grant" or "set-tier"');
+  if (rest.length || (sub === 'show' ? value !== undefined : value === undefined))
+    throw new UsageError(`credits ${sub} needs ${needs[sub]}`);
+  if (options.reason !== undefined && sub !== 'grant') throw new UsageError('--reason goes with credits grant');
+  const uid = userId(id);
+  const withUser =
+    (act: Action): Action =>
+    async (database) => {
+      if (!(await getUser(database.db, uid))) throw new Failure(`no user with id ${uid}`);
+      await act(database);
+    };
+  const describe = (c: Awaited<ReturnType<typeof getCredits>>) =>
+    `user ${uid}: ${c.credits_balance} credits, ${c.subscription_tier} tier (${c.monthly_grant} a month; next grant ${c.next_grant_at})`;
+  if (sub === 'show') {
+    return withUser(async ({ db }) => {
+      const c = await getCredits({ db }, uid);
+      if (options.json) return printJson({ user_id: uid, ...c });
+      print(describe(c));
+    });
+  }
+  if (sub === 'set-tier') {
+    if (!isSubscriptionTier(value!)) throw new UsageError(`<tier> must be one of ${SUBSCRIPTION_TIERS.join(', ')}, got "${value}"`);
+    const tier = value;
+    return withUser(async ({ db }) => {
+      const c = await setTier({ db }, uid, tier);
+      if (options.json) return printJson({ user_id: uid, ...c });
+      print(`${describe(c)}; the tier's grant applies from the next monthly grant`);
+    });
+  }
+  const amount = Number(value);
+  if (!/^[0-9]+$/.test(value!) || amount < 1 || amount > OPERATOR_GRANT_MAX)
+    throw new UsageError(`<amount> must be a whole number from 1 to ${OPERATOR_GRANT_MAX}, got "${value}"`);
+  const note = options.reason?.trim();
+  if (note !== undefined && (!note || note.length > NOTE_MAX)) throw new UsageError(`--reason must be 1 to ${NOTE_MAX} characters`);
+  return withUser(async ({ db }) => {
+    const granted = await grantCredits({ db }, uid, amount, note ?? null);
+    if (options.json) return printJson({ user_id: uid, ...granted });
+    print(`Granted ${amount} credit${amount === 1 ? '' : 's'} to user ${uid}; balance ${granted.credits_balance}.`);
+  });
 }
 
 async function parkedPayouts(boss: JobSystem['boss']): Promise<{ milestone_id: string; parked_at: string }[]> {

@@ -32,6 +32,8 @@ export interface Config {
   payoutDaySeconds: number;
   /** EMBEDDINGS_URL (+ _MODEL, _API_KEY, _TIMEOUT_MS): an OpenAI-compatible endpoint for semantic search. */
   embeddings: EmbeddingsSettings | undefined;
+  /** LLM_URL (+ _MODEL, _API_KEY, _TIMEOUT_MS): an OpenAI-compatible chat-completions endpoint for dispute recommendations. */
+  llm: LlmSettings | undefined;
   /** SOURCES_FILE: the external gig sources (JSON, see sources.example.json); undefined means none. */
   sourcesFile: string | undefined;
   /** RATE_LIMIT* settings (src/http/rate-limit.ts); undefined when RATE_LIMIT=off. */
@@ -281,6 +283,31 @@ function embeddings(env: NodeJS.ProcessEnv): EmbeddingsSettings | undefined {
   };
 }
 
+export interface LlmSettings {
+  /** The API base: `POST {url}/chat/completions`, e.g. https://api.openai.com/v1. */
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  /** How long a recommendation waits for the model before answering 504. */
+  timeoutMs: number;
+}
+
+/** Dispute recommendations are on when LLM_URL is set; without it they answer 503 (never a made-up one). */
+function llm(env: NodeJS.ProcessEnv): LlmSettings | undefined {
+  const raw = env.LLM_URL;
+  if (!raw) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    /* not a URL */
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`LLM_URL must be an http(s) URL, got "${raw}"`);
+  const timeoutMs = int(env, 'LLM_TIMEOUT_MS', 30_000);
+  if (timeoutMs < 1) throw new Error(`LLM_TIMEOUT_MS must be at least 1, got "${env.LLM_TIMEOUT_MS}"`);
+  return { url: raw.replace(/\/+$/, ''), model: env.LLM_MODEL || 'gpt-4o-mini', apiKey: env.LLM_API_KEY || undefined, timeoutMs };
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -363,6 +390,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     contractApprovalTtlMs: duration(env, 'CONTRACT_APPROVAL_TTL', '48h'),
     payoutDaySeconds: int(env, 'PAYOUT_DAY_SECONDS', 86_400),
     embeddings: embeddings(env),
+    llm: llm(env),
     sourcesFile: sourcesFile(env),
     rateLimit: rateLimit(env),
     redisUrl: redisUrl(env.REDIS_URL),

@@ -8,6 +8,7 @@ import type { Database, Db } from '../db/client.ts';
 import type { JobSystem } from '../jobs/boss.ts';
 import type { AnyPaymentProvider } from './payments/index.ts';
 import type { ApiKeyCache } from './auth/key-cache.ts';
+import type { FileStore } from './storage/file-store.ts';
 
 export interface Context {
   config: Config;
@@ -20,6 +21,8 @@ export interface Context {
   log: FastifyBaseLogger;
   /** Active API keys in memory while revocations are heard (src/auth/key-cache.ts). */
   apiKeys: ApiKeyCache;
+  /** Uploaded files (resumes), in the database by default (src/storage/file-store.ts). */
+  files: FileStore;
   /** The secret that signs session cookies (SESSION_SECRET, else generated once and shared via the database). */
   sessionSecret: string;
 }

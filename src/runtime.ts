@@ -7,6 +7,8 @@ import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
 import { createJobSystem, type JobSystem } from '../jobs/boss.ts';
+import { WEBHOOK_DELIVERY_QUEUE } from '../jobs/queues.ts';
+import { closeWebhookConnections } from './webhooks/connections.ts';
 import type { Context } from './context.ts';
 import { startEventRelay, type EventRelay } from './services/event-relay.ts';
 import { eventSubscribers } from './services/event-subscribers.ts';
@@ -14,6 +16,7 @@ import { createLogDestination, flushLog, loggerOptions } from './http/logging.ts
 import { allJobs } from '../jobs/index.ts';
 import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
+import { postgresFileStore } from './storage/file-store.ts';
 import { ApiKeyCache } from './auth/key-cache.ts';
 
 export interface Runtime {
@@ -62,9 +65,11 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   const jobs = createJobSystem(database, log);
   const apiKeys = new ApiKeyCache();
   // The one context every handler, service and job receives.
-  const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, sessionSecret };
+  const files = postgresFileStore(database.db);
+  const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, files, sessionSecret };
   await jobs.start(allJobs(ctx));
-  const relay = await startEventRelay(ctx, eventSubscribers(ctx));
+  // Deliveries the relay enqueued are picked up at once by this process's delivery worker.
+  const relay = await startEventRelay(ctx, eventSubscribers(ctx), () => jobs.wake(WEBHOOK_DELIVERY_QUEUE));
   const revocations = await apiKeys.listen(database);
   const app = await buildApp(ctx, { logger: options.logger ?? { ...loggerOptions(config.logLevel), stream: destination } });
   let closed = false;
@@ -81,6 +86,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       await relay.stop();
       await revocations.stop();
       await jobs.stop();
+      await closeWebhookConnections();
       await database.close();
     },
     async flushLogs() {

@@ -2,6 +2,7 @@
 import closeWithGrace from 'close-with-grace';
 import { devSignInEnabled, loadConfig } from './config.ts';
 import { startRuntime } from './runtime.ts';
+import { ensureDashboardBuilt } from './dashboard/build.ts';
 
 const config = loadConfig();
 const runtime = await startRuntime(config);
@@ -16,6 +17,8 @@ closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
   await runtime.flushLogs(); // the log is written asynchronously (src/http/logging.ts)
 });
 
+// The dashboard's build (web/dist/) is made at install; here only when missing or older than web/.
+await ensureDashboardBuilt({ info: (m) => app.log.info(m), error: (m) => app.log.error(m) });
 await app.listen({ port: config.port, host: config.host });
 if (devSignInEnabled(config) && config.devSignInUnsafeAllowRemote) {
   // Anyone who reaches /auth/dev can sign in as any user: fine on a laptop, not on a network.

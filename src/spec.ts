@@ -37,3 +37,23 @@ export function listOperations(spec: OpenApiDocument): SpecOperation[] {
   }
   return result;
 }
+
+const THIS_SERVER = 'This server.';
+
+/**
+ * The document as a running server publishes it: its own public URL first among the servers, so
+ * a client generated from what it downloads calls it by default (an absolute URL: generated
+ * clients cannot resolve a relative one in Node).
+ */
+export function publishedSpec(spec: OpenApiDocument, publicUrl: string): { yaml: string; json: OpenApiDocument } {
+  const listed = (spec.servers ?? []) as { url: string }[];
+  if (listed.some((s) => s.url === publicUrl)) return { yaml: specText, json: spec };
+  const start = specText.indexOf('\nservers:\n');
+  if (start < 0) throw new Error('openapi.yaml has no top-level servers list');
+  const at = start + '\nservers:\n'.length;
+  const entry = `  - url: ${JSON.stringify(publicUrl)}\n    description: ${THIS_SERVER}\n`;
+  return {
+    yaml: specText.slice(0, at) + entry + specText.slice(at),
+    json: { ...spec, servers: [{ url: publicUrl, description: THIS_SERVER }, ...listed] },
+  };
+}

@@ -1,5 +1,6 @@
 // Browser sign-in over real HTTP: GitHub OAuth against a local fake GitHub (manual redirects, a
-// cookie jar), the dev sign-in, sign-out and the dashboard page.
+// cookie jar), the dev sign-in, sign-out, and what the dashboard's signed-out page offers
+// (/auth/methods). The dashboard itself runs in a browser: tests/dashboard.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -21,6 +22,14 @@ async function githubSignIn(server: TestServer, jar: CookieJar, tamper?: (callba
 }
 
 const sessionCookie = (jar: CookieJar) => `${SESSION_COOKIE}=${jar.cookies.get(SESSION_COOKIE)}`;
+
+/** The sign-ins the dashboard's signed-out page offers on this server. */
+async function signInMethods(server: TestServer): Promise<{ github: boolean; dev: boolean }> {
+  const res = await fetch(`${server.url}/auth/methods`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  return res.json();
+}
 
 describe('GitHub sign-in', () => {
   let fake: FakeGithub;
@@ -77,10 +86,10 @@ describe('GitHub sign-in', () => {
     const profile = await other.api.GET('/api/profile/{userId}', { params: { path: { userId: row!.id } } });
     expect(profile.data!.github).toEqual({ login: 'ada-gh', url: 'https://github.com/ada-gh' });
 
-    // The dashboard greets the user.
+    // The dashboard's page loads for the signed-in browser (it greets the user from /api/profile/me).
     const page = await jar.fetch(`${server.url}/`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('Ada Lovelace');
+    expect(await page.text()).toContain('<div id="root">');
   });
 
   it('reuses the user on a second sign-in and follows a renamed login, keeping a chosen display name', async () => {
@@ -182,9 +191,8 @@ describe('GitHub sign-in', () => {
     expect(after.error!.error.code).toBe('UNAUTHENTICATED');
     const rows = await server.db.select().from(sessions).where(eq(sessions.userId, me.data!.user_id));
     expect(rows.every((s) => s.revokedAt !== null)).toBe(true);
-    // The dashboard shows the signed-out page for the old cookie.
-    const page = await fetch(`${server.url}/`, { headers: { cookie } });
-    expect(await page.text()).toContain('Sign in with GitHub');
+    // The dashboard, which reads /api/profile/me (401 above), shows the old cookie the sign-in: GitHub here.
+    expect(await signInMethods(server)).toEqual({ github: true, dev: false });
   });
 
   it('has no dev sign-in when a GitHub client is configured', async () => {
@@ -198,9 +206,7 @@ describe('GitHub sign-in', () => {
     });
     expect(post.status).toBe(404);
     expect(await server.db.select().from(users).where(eq(users.displayName, 'Intruder'))).toEqual([]);
-    const page = await (await fetch(`${server.url}/`)).text();
-    expect(page).toContain('/auth/github');
-    expect(page).not.toContain('/auth/dev');
+    expect(await signInMethods(server)).toEqual({ github: true, dev: false });
   });
 });
 
@@ -265,8 +271,8 @@ describe('in production', () => {
       });
       expect(post.status).toBe(404);
       expect((await fetch(`${server.url}/auth/github`, { redirect: 'manual' })).status).toBe(404);
-      const page = await (await fetch(`${server.url}/`)).text();
-      expect(page).toContain('No browser sign-in is configured');
+      // The dashboard then says that no browser sign-in is configured.
+      expect(await signInMethods(server)).toEqual({ github: false, dev: false });
     } finally {
       await server.close();
     }
@@ -306,10 +312,10 @@ describe('dev sign-in (no GitHub client, not production)', () => {
     const me = await cookieClient(server, sessionCookie(jar)).GET('/api/profile/me');
     expect(me.data).toMatchObject({ display_name: 'Form User', github_login: null });
     const page = await jar.fetch(`${server.url}/`);
-    const html = await page.text();
-    expect(html).toContain('Form User');
-    expect(html).toContain('/api/keys');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
   });
 
   it('signs in as an existing user (e.g. one the CLI made)', async () => {
@@ -374,10 +380,8 @@ describe('dev sign-in (no GitHub client, not production)', () => {
     expect(await server.db.select().from(users).where(eq(users.displayName, 'Forwarded'))).toEqual([]);
   });
 
-  it('shows the signed-out dashboard with the dev sign-in link', async () => {
-    const html = await (await fetch(`${server.url}/`)).text();
-    expect(html).toContain('/auth/dev');
-    expect(html).not.toContain('Sign in with GitHub');
+  it('offers the dev sign-in (and not GitHub) to the signed-out dashboard', async () => {
+    expect(await signInMethods(server)).toEqual({ github: false, dev: true });
     expect((await fetch(`${server.url}/auth/github`, { redirect: 'manual' })).status).toBe(404);
   });
 });
@@ -387,7 +391,7 @@ describe('dev sign-in beyond loopback', () => {
     const server = await startTestServer({ HOST: '0.0.0.0' });
     try {
       expect((await fetch(`${server.url}/auth/dev`)).status).toBe(404);
-      expect(await (await fetch(`${server.url}/`)).text()).not.toContain('/auth/dev');
+      expect(await signInMethods(server)).toEqual({ github: false, dev: false });
     } finally {
       await server.close();
     }
@@ -398,6 +402,7 @@ describe('dev sign-in beyond loopback', () => {
     const server = await startTestServer({ HOST: '0.0.0.0', DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: 'true' });
     try {
       expect((await fetch(`${server.url}/auth/dev`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(200);
+      expect(await signInMethods(server)).toEqual({ github: false, dev: true });
     } finally {
       await server.close();
     }

@@ -9,25 +9,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { SESSION_COOKIE, signInDev } from './helpers/session.ts';
 import {
+  bearer,
   callOperation,
   changedTables,
   fingerprint,
   isUnsafe,
-  jsonBodyOf,
   label,
   operationIds,
   operations,
-  parametersOf,
   schemesOf,
   unknownOperations,
+  UNKNOWN_KEY,
+  xApiKey,
   type OperationRequest,
 } from './helpers/operations.ts';
 import {
   buildWorld,
+  credentialsOf,
   pathParameters,
-  RESOURCE_OF_FIELD,
-  withWorldIds,
-  worldFieldId,
+  requestFor,
+  requiredIdQuery,
   worldPathIds,
   FIXED_PARAMETER,
   type Variants,
@@ -43,10 +44,6 @@ const EXCEPTIONS: Record<string, string> = {
   // Public (`security: []`): there are no credentials to get wrong, it takes no id, and it shows
   // nothing of anyone's.
   getHealth: 'public, no input, nothing private',
-  // Public (`security: []`): Stripe authenticates itself with the Stripe-Signature header over the
-  // raw body, not with our credentials; a missing, wrong or stale signature (400) is tested in
-  // stripe-webhook.test.ts. It addresses no resource by id.
-  stripeWebhook: 'public; authenticated by Stripe-Signature (stripe-webhook.test.ts)',
 };
 
 /**
@@ -78,6 +75,7 @@ const KNOWN_BUGS: Record<string, string> = Object.fromEntries(
 const STRANGER_EXCEPTIONS: Record<string, { status: number; reason: string }> = {
   // "What anyone signed in can see about a user" (the spec): public profiles are readable by all.
   getProfile: { status: 200, reason: 'public profiles are readable by anyone signed in' },
+  listProfileReviews: { status: 200, reason: "a user's published reviews are public, like their profile" },
 };
 
 /**
@@ -155,6 +153,8 @@ const WRONG_ROLE: { operationId: string; caller: Party; ids?: Variants; body?: (
   { operationId: 'deleteGig', caller: 'worker', ids: { gig: 'open' }, why: 'only the client deletes their gig' },
   { operationId: 'listGigApplications', caller: 'worker', ids: { gig: 'open' }, why: "only the client lists a gig's applications" },
   { operationId: 'recommendWorkers', caller: 'worker', ids: { gig: 'open' }, why: "only the gig's client gets workers recommended" },
+  { operationId: 'respondToDispute', caller: 'client', ids: { dispute: 'open' }, why: 'the opener cannot respond to their own dispute' },
+  { operationId: 'withdrawDispute', caller: 'worker', ids: { dispute: 'open' }, why: 'only the opener withdraws a dispute' },
   {
     operationId: 'applyToGig',
     caller: 'client',
@@ -178,30 +178,18 @@ interface Extra {
 }
 
 const authenticated = operations.filter((op) => op.security.length > 0);
+/**
+ * Operations whose security lists `{}` take callers without credentials (the resume download):
+ * they answer them as they answer a stranger, 404 (a meta test checks they address a resource).
+ */
+const takesAnonymous = (op: SpecOperation) => op.security.some((s) => Object.keys(s).length === 0);
 
 /** Does the operation address a world resource: path parameters, or a required id in its query? */
-const requiredIdQuery = (op: SpecOperation) => parametersOf(op).filter((p) => p.in === 'query' && p.required && RESOURCE_OF_FIELD[p.name]);
 const addressesResource = (op: SpecOperation) =>
   pathParameters(op.path).some((p) => !FIXED_PARAMETER[p.key]) || requiredIdQuery(op).length > 0;
 const addressesGig = (op: SpecOperation) =>
   pathParameters(op.path).some((p) => p.key === 'gigs/{id}') || requiredIdQuery(op).some((p) => p.name === 'gig_id');
 
-/** A request to `op` on the world's resources: ids in the path and required query, the spec's example as the body. */
-function requestFor(w: World, op: SpecOperation, headers: Record<string, string>, ids: Variants = {}, body?: unknown): OperationRequest {
-  const query: Record<string, string> = {};
-  for (const p of requiredIdQuery(op)) query[p.name] = worldFieldId(w, p.name, ids)!;
-  const example = jsonBodyOf(op)?.example;
-  return {
-    path: worldPathIds(w, op.path, ids),
-    query,
-    headers,
-    body: body ?? (example === undefined ? undefined : withWorldIds(w, example, ids)),
-  };
-}
-
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const xApiKey = (key: string) => ({ 'x-api-key': key });
-const unknownKey = `gm_live_${'Zq8'.repeat(14)}`; // well-formed: 42 base62 characters, nobody's
 /** The client's session cookie with one character of the signed token, or of the signature, changed. */
 function tampered(cookie: string, part: 'token' | 'signature'): string {
   const value = cookie.slice(SESSION_COOKIE.length + 1);
@@ -224,7 +212,7 @@ for (const op of authenticated) {
   const transports: [string, (k: string) => Record<string, string>][] = [];
   if (schemes.has('bearerApiKey')) transports.push(['Authorization: Bearer', bearer]);
   if (schemes.has('headerApiKey')) transports.push(['x-api-key', xApiKey]);
-  add('no credentials', op, UNAUTHENTICATED, (w) => requestFor(w, op, {}));
+  add('no credentials', op, takesAnonymous(op) ? NOT_FOUND : UNAUTHENTICATED, (w) => requestFor(w, op, {}));
   if (schemes.has('bearerApiKey')) {
     add('Authorization header that is not "Bearer <key>"', op, UNAUTHENTICATED, (w) =>
       requestFor(w, op, { authorization: `Basic ${Buffer.from('client:secret').toString('base64')}` }),
@@ -232,7 +220,7 @@ for (const op of authenticated) {
   }
   for (const [transport, header] of transports) {
     add(`malformed key (${transport})`, op, UNAUTHENTICATED, (w) => requestFor(w, op, header('gm_live_not-a-key!')));
-    add(`unknown well-formed key (${transport})`, op, UNAUTHENTICATED, (w) => requestFor(w, op, header(unknownKey)));
+    add(`unknown well-formed key (${transport})`, op, UNAUTHENTICATED, (w) => requestFor(w, op, header(UNKNOWN_KEY)));
     add(`revoked key (${transport})`, op, UNAUTHENTICATED, (w) => requestFor(w, op, header(w.keys.revoked)));
     add(`old key of a rotated key (${transport})`, op, UNAUTHENTICATED, (w) => requestFor(w, op, header(w.keys.rotatedOld)));
   }
@@ -273,28 +261,18 @@ for (const op of authenticated) {
   }
 }
 
-/** The stranger's own valid credential for `op`: their key where keys are taken, else their session. */
-function strangerHeaders(w: World, op: SpecOperation): Record<string, string> {
-  const schemes = schemesOf(op);
-  return schemes.has('bearerApiKey')
-    ? bearer(w.stranger.apiKey)
-    : schemes.has('headerApiKey')
-      ? xApiKey(w.stranger.apiKey)
-      : { cookie: w.stranger.session.cookie };
-}
-
 // 3. Another user's resources: the stranger, with valid credentials, on every id of the world.
 for (const op of authenticated.filter(addressesResource)) {
   const exception = STRANGER_EXCEPTIONS[op.operationId];
   add("stranger on another user's resources (the gig: a draft)", op, exception ? { status: exception.status } : NOT_FOUND, (w) =>
-    requestFor(w, op, strangerHeaders(w, op), { gig: 'draft' }),
+    requestFor(w, op, credentialsOf(w.stranger, op), { gig: 'draft' }),
   );
 }
 // ... and on a gig they can see but do not own.
 for (const op of authenticated.filter(addressesGig)) {
   const entry = VISIBLE_GIG[op.operationId];
   if (!entry || 'skip' in entry) continue; // a missing entry fails the meta test below
-  add("stranger on an open gig of someone else's", op, entry, (w) => requestFor(w, op, strangerHeaders(w, op), { gig: 'open' }));
+  add("stranger on an open gig of someone else's", op, entry, (w) => requestFor(w, op, credentialsOf(w.stranger, op), { gig: 'open' }));
 }
 
 // 4. Wrong role.
@@ -381,6 +359,15 @@ describe('the matrix itself', () => {
     ).toEqual([]);
   });
 
+  it('takes callers without credentials only where it addresses a resource they then cannot see', () => {
+    expect(
+      authenticated
+        .filter(takesAnonymous)
+        .filter((op) => !addressesResource(op) || STRANGER_EXCEPTIONS[op.operationId])
+        .map(label),
+    ).toEqual([]);
+  });
+
   it('lists in KNOWN_BUGS only cases that exist', () => {
     const names = new Set(cases.map((c) => c.name));
     expect(Object.keys(KNOWN_BUGS).filter((n) => !names.has(n))).toEqual([]);
@@ -403,6 +390,8 @@ describe('the matrix itself', () => {
       notification: 'notification_messages',
       webhook: 'webhook_endpoints',
       webhookDelivery: 'webhook_deliveries',
+      dispute: 'disputes',
+      evidence: 'dispute_evidence',
     };
     for (const [kind, ids] of Object.entries(world.ids) as [keyof World['ids'], Record<string, string>][]) {
       for (const [variant, id] of Object.entries(ids)) {

@@ -9,6 +9,7 @@ import { sealCursor } from '../src/cursor-seal.ts';
 
 let server: TestServer;
 let apiKey: string;
+let userId: string;
 let gigId: string;
 let endpointId: string;
 
@@ -17,6 +18,7 @@ beforeAll(async () => {
   server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' });
   const client = await server.user('Cursor Client');
   apiKey = client.apiKey;
+  userId = client.userId;
   const gig = await client.api.POST('/api/gigs', { body: { title: 'Rust parser', tags: ['rust'] } });
   gigId = gig.data!.id;
   // Two of each, so that every list has a second page and a real cursor to tamper with.
@@ -32,7 +34,7 @@ const lists = listOperations(loadSpec()).filter(usesCursor);
 
 /** The list's URL with its path and required query parameters filled in, plus `extra`. */
 function urlOf(path: string, operationId: string, extra: Record<string, string>): string {
-  const url = new URL(path.replace('{id}', path.startsWith('/api/webhooks/') ? endpointId : gigId), server.url);
+  const url = new URL(path.replace('{id}', path.startsWith('/api/webhooks/') ? endpointId : gigId).replace('{userId}', userId), server.url);
   if (operationId === 'recommendWorkers') url.searchParams.set('gig_id', gigId);
   for (const [k, v] of Object.entries(extra)) url.searchParams.set(k, v);
   return url.toString();

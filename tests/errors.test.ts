@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addSchema(loadSpec(), 'spec');
-const isEnvelope = ajv.compile({ $ref: 'spec#/components/schemas/Error' });
+const isEnvelope = ajv.compile({ $ref: 'spec#/components/schemas/ErrorResponse' });
 
 let server: TestServer;
 let apiKey: string;
@@ -94,6 +94,10 @@ describe("Fastify's own errors", () => {
     const { status, body } = await postGig('title=Logo', withKey({ 'content-type': 'application/x-www-form-urlencoded' }));
     expect(status).toBe(415);
     expect(body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', issues: [] });
+    // Image types appear in the spec as a download's content, never as a body the API takes.
+    const image = await postGig('\x89PNG', withKey({ 'content-type': 'image/png' }));
+    expect(image.status).toBe(415);
+    expect(image.body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', issues: [] });
   });
 
   it('answers a body over BODY_LIMIT_BYTES with 413 PAYLOAD_TOO_LARGE, and accepts one under it', async () => {

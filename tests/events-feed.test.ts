@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { expectError, expectInvalid } from './helpers/expect-error.ts';
+import { signInDev } from './helpers/session.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -82,5 +83,33 @@ describe('GET /api/events', () => {
 
   it('needs credentials', async () => {
     expectError(await server.anonymous.GET('/api/events', {}), 401, 'UNAUTHENTICATED');
+  });
+});
+
+describe('the actor of an event', () => {
+  it('names the API key and its hosted agent that made a change; no key for the browser; nobody for the platform', async () => {
+    const owner = await server.user('Actor Owner');
+    const session = await signInDev(server, { userId: owner.userId });
+    const key = (await session.api.POST('/api/keys', { body: { name: 'drafting agent', hosted_agent_id: 'agent-42' } })).data!;
+    const agent = server.client(key.key);
+    const byAgent = (await agent.POST('/api/gigs', { body: { title: 'Drafted by an agent' } })).data!;
+    const byOwner = (await session.api.POST('/api/gigs', { body: { title: 'Written by the owner' } })).data!;
+    const byFirstKey = (await owner.api.POST('/api/gigs', { body: { title: 'By the first key' } })).data!;
+
+    const events = (await feed(owner)).data!.data;
+    const about = (id: string) => events.find((e) => e.type === 'gig.created' && e.data.id === id)!;
+    expect(about(byAgent.id).actor).toEqual({ user_id: owner.userId, api_key_id: key.id, hosted_agent_id: 'agent-42' });
+    expect(about(byOwner.id).actor).toEqual({ user_id: owner.userId, api_key_id: null, hosted_agent_id: null });
+    expect(about(byFirstKey.id).actor).toEqual({ user_id: owner.userId, api_key_id: owner.apiKeyId, hosted_agent_id: null });
+    // The key made in the browser names the session; the first key, made by the operator CLI, nobody.
+    const keyEvents = events.filter((e) => e.type === 'api_key.created');
+    expect(keyEvents.find((e) => e.data.id === key.id)!.actor).toEqual({ user_id: owner.userId, api_key_id: null, hosted_agent_id: null });
+    expect(keyEvents.find((e) => e.data.id === owner.apiKeyId)!.actor).toBeNull();
+
+    // The other party sees the same actor on an event of theirs: which agent applied.
+    const applied = await agent.POST('/api/gigs/{id}/applications', { params: { path: { id: gigId } }, body: { message: 'Via agent' } });
+    expect(applied.response.status).toBe(201);
+    const seen = (await feed(client, { type: 'application.submitted', resource_id: applied.data!.id })).data!.data;
+    expect(seen.map((e) => e.actor)).toEqual([{ user_id: owner.userId, api_key_id: key.id, hosted_agent_id: 'agent-42' }]);
   });
 });

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SpecOperation } from '../src/spec.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { startFakeChat, type FakeChat } from './fakes/chat-completions.ts';
 import {
   callOperation,
   changedTables,
@@ -23,15 +24,17 @@ import {
   label,
   operations,
   parametersOf,
-  schemesOf,
   unknownOperations,
+  uploadOf,
   type Fingerprint,
   type OperationRequest,
   type Parameter,
 } from './helpers/operations.ts';
 import { inline, invalidArb, schemaValidator, validArb, type IdHints } from './helpers/schema-arbitrary.ts';
+import { brokenUploadArbs, describeParts, formOf, validPartsArb, type Part, type Upload } from './helpers/upload-arbitrary.ts';
 import {
   buildWorld,
+  credentialsOf,
   pathParameters,
   RESOURCE_OF_FIELD,
   RESOURCE_OF_PARAMETER,
@@ -46,22 +49,22 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
  * cursors included): each property gets its share of what is left, and stops when that is up.
  */
 // 34 s before the webhook operations; their 24 properties and the 7 worlds of their changes (a
-// world takes a second or two on a server Postgres) need about 18 s more.
-const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 52_000);
+// world takes a second or two on a server Postgres) need about 18 s more; the vouch and review
+// operations' 8 properties, and the two completed contracts every world now holds, 8 s more; the
+// resume operations' 6 properties and 2 worlds about 6 s; the credits operations' 6 properties and
+// the world of deductions, 5 s more; the dispute operations' 18 properties, their 8 worlds and the
+// dispute (with two pieces of evidence) every world now holds, about 10 s.
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 81_000);
 /** Requests per operation and property, at most (FUZZ_RUNS multiplies them, to explore with a larger budget). */
 const RUNS = { valid: 20 * Number(process.env.FUZZ_RUNS ?? 1), invalid: 30 * Number(process.env.FUZZ_RUNS ?? 1) };
 
 /**
  * Operations the fuzzer cannot exercise fully, with why. Each must name an operation of the spec
- * (a test checks). An operation whose request body is not JSON (multipart, say) must be listed:
- * the generator makes JSON only.
+ * (a test checks). An operation whose request body is neither JSON nor a file upload (multipart
+ * with the spec's file fields: tests/helpers/upload-arbitrary.ts) must be listed: the generator
+ * makes only those.
  */
-const FUZZ_EXCEPTIONS: Record<string, string> = {
-  // Its body must carry a Stripe-Signature made with the sandbox's webhook secret, which the server
-  // derives internally: unsigned, every generated body stops at the signature check with 400, which
-  // is still checked (declared, no change). Signed events are tested in stripe-webhook.test.ts.
-  stripeWebhook: 'valid bodies stop at the signature check (400)',
-};
+const FUZZ_EXCEPTIONS: Record<string, string> = {};
 
 /**
  * Failures the fuzzer found, kept as regression tests with a minimal reproduction. While a name is
@@ -126,6 +129,8 @@ interface Generated {
   body?: unknown;
   /** Bytes sent as they are, with `headers['content-type']` (malformed JSON, another media type). */
   rawBody?: string;
+  /** A multipart form, for an operation that takes files; wins over both. */
+  parts?: Part[];
   /**
    * For a broken request: what was broken, and the statuses the spec allows for it (undefined:
    * whatever the operation declares, short of a 5xx; refused, it must still change nothing).
@@ -156,6 +161,8 @@ interface OperationModel {
   op: SpecOperation;
   params: Parameter[];
   body?: { schema: Record<string, any>; required: boolean };
+  /** The file fields of a multipart body (src/http/uploads.ts reads them from the spec). */
+  upload?: Upload;
   /** Requests for real second pages (a first page with limit=1 had a `next_cursor`), to send and to tamper with. */
   pages: Generated[];
 }
@@ -191,10 +198,11 @@ function validRequestArb(m: OperationModel, w: World): fc.Arbitrary<Generated> {
     : m.body.required
       ? validArb(inline(m.body.schema), hints)
       : fc.option(validArb(inline(m.body.schema), hints), { nil: undefined });
+  const files: fc.Arbitrary<Part[] | undefined> = m.upload ? validPartsArb(m.upload) : fc.constant(undefined);
   const fresh = fc
-    .record({ caller: fc.constantFrom<Caller>('client', 'worker'), params: fc.record(parts), body })
-    .map(({ caller, params, body }) => {
-      const g: Generated = { caller, path: {}, query: {}, headers: {}, body };
+    .record({ caller: fc.constantFrom<Caller>('client', 'worker'), params: fc.record(parts), body, files })
+    .map(({ caller, params, body, files }) => {
+      const g: Generated = { caller, path: {}, query: {}, headers: {}, body, parts: files };
       for (const [p, v] of Object.values(params)) if (v !== undefined) place(g, p, v);
       return g;
     });
@@ -394,6 +402,24 @@ function invalidRequestArb(m: OperationModel, w: World): fc.Arbitrary<Generated>
       );
     }
   }
+  if (m.upload) {
+    for (const arb of brokenUploadArbs(m.upload)) {
+      spoil(
+        arb.map((make) => (g: Generated) => {
+          const broken = make(g.parts ?? []);
+          g.parts = broken.parts;
+          if (broken.raw !== undefined) {
+            g.parts = undefined;
+            if (broken.raw) {
+              g.rawBody = broken.raw.body;
+              g.headers['content-type'] = broken.raw.contentType;
+            }
+          }
+          return { what: broken.what, expect: broken.expect };
+        }),
+      );
+    }
+  }
   if (!m.op.operation.requestBody && isUnsafe(m.op)) {
     // A body the operation does not take: the spec says nothing of it, so only "no 5xx, and no
     // change when refused" applies.
@@ -439,6 +465,7 @@ function withNumber(body: unknown, literal: string): string | undefined {
 // --- running ------------------------------------------------------------------------------
 
 let server: TestServer;
+let chat: FakeChat;
 let sharedWorld: World;
 const startedAt = { ms: 0 };
 let propertiesLeft = 0;
@@ -447,21 +474,21 @@ const stats: Record<string, Record<string, number>> = {};
 let skippedKnown = 0;
 const timings = { worlds: 0, tampered: 0 };
 
-function credentials(w: World, op: SpecOperation, caller: Caller): Record<string, string> {
-  if (op.security.length === 0) return {};
-  const schemes = schemesOf(op);
-  const who = w[caller];
-  if (schemes.has('bearerApiKey')) return { authorization: `Bearer ${who.apiKey}` };
-  if (schemes.has('headerApiKey')) return { 'x-api-key': who.apiKey };
-  return { cookie: who.session.cookie };
-}
+const credentials = (w: World, op: SpecOperation, caller: Caller) => credentialsOf(w[caller], op);
 
 function toRequest(w: World, op: SpecOperation, g: Generated): OperationRequest {
-  return { path: g.path, query: g.query, headers: { ...credentials(w, op, g.caller), ...g.headers }, body: g.body, rawBody: g.rawBody };
+  return {
+    path: g.path,
+    query: g.query,
+    headers: { ...credentials(w, op, g.caller), ...g.headers },
+    body: g.body,
+    rawBody: g.rawBody,
+    form: g.parts && formOf(g.parts),
+  };
 }
 
 const show = (op: SpecOperation, g: Generated) =>
-  `${op.method.toUpperCase()} ${op.path} as ${g.caller}\n  path ${JSON.stringify(g.path)} query ${JSON.stringify(g.query)} headers ${JSON.stringify(g.headers)}\n  body ${g.rawBody !== undefined ? JSON.stringify(g.rawBody) : JSON.stringify(g.body)?.slice(0, 500)}${g.broken ? `\n  broken: ${g.broken.what}` : ''}`;
+  `${op.method.toUpperCase()} ${op.path} as ${g.caller}\n  path ${JSON.stringify(g.path)} query ${JSON.stringify(g.query)} headers ${JSON.stringify(g.headers)}\n  body ${g.parts ? `form: ${describeParts(g.parts)}` : g.rawBody !== undefined ? JSON.stringify(g.rawBody) : JSON.stringify(g.body)?.slice(0, 500)}${g.broken ? `\n  broken: ${g.broken.what}` : ''}`;
 
 async function send(w: World, m: OperationModel, g: Generated, tally: Record<string, number>): Promise<void> {
   if (REPRODUCTIONS.some((r) => KNOWN_BUGS.has(r.name) && r.operationId === m.op.operationId && r.matches(g))) {
@@ -540,11 +567,15 @@ const byOperationId = (id: string) => operations.find((o) => o.operationId === i
 // Read-only operations first, on one shared world; then each operation that can change state, on a
 // world of its own (so that what one deletes or cancels does not starve the next).
 const ordered = [...operations].sort((a, b) => Number(isUnsafe(a)) - Number(isUnsafe(b)));
-const jsonOnly = (op: SpecOperation) => !op.operation.requestBody || jsonBodyOf(op) !== undefined;
+/** Bodies the generator makes: JSON, and multipart with the spec's file fields. */
+const generatable = (op: SpecOperation) => !op.operation.requestBody || jsonBodyOf(op) !== undefined || uploadOf(op) !== undefined;
 
 beforeAll(async () => {
   // Thousands of requests from one address and key, on purpose: limits high enough not to interfere.
-  server = await startTestServer({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' });
+  // A language model on this machine (a fake), so that recommendations answer as configured
+  // servers do: a 5xx is a failure here, and 503 is what a server without LLM_URL answers.
+  chat = await startFakeChat();
+  server = await startTestServer({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000', ...chat.env });
   startedAt.ms = Date.now();
   sharedWorld = await buildWorld(server);
   lastWorld = { world: sharedWorld, print: await fingerprint(server.db) };
@@ -559,13 +590,15 @@ afterAll(async () => {
         .join('\n')}`,
     );
   await server?.close();
+  await chat?.close();
 });
 
 for (const op of ordered) {
   const m: OperationModel = { op, params: parametersOf(op), pages: [] };
   const body = jsonBodyOf(op);
   if (body) m.body = { schema: body.schema, required: body.required };
-  const skip = !jsonOnly(op) && FUZZ_EXCEPTIONS[op.operationId] !== undefined;
+  m.upload = uploadOf(op);
+  const skip = !generatable(op) && FUZZ_EXCEPTIONS[op.operationId] !== undefined;
 
   describe(`${op.operationId}`, () => {
     let world: World;
@@ -588,7 +621,7 @@ for (const op of ordered) {
       }
     });
 
-    const hasInput = m.params.length > 0 || m.body !== undefined;
+    const hasInput = m.params.length > 0 || m.body !== undefined || m.upload !== undefined;
     propertiesLeft += skip ? 0 : 2;
     (skip ? it.skip : it)(`${op.operationId} with valid inputs`, async () => {
       const tally = (stats[`${op.operationId} valid`] = {});
@@ -675,7 +708,7 @@ describe('the fuzzer itself', () => {
     expect(problems).toEqual([]);
   });
 
-  it('lists every operation whose request body is not JSON in FUZZ_EXCEPTIONS', () => {
-    expect(operations.filter((o) => !jsonOnly(o) && !FUZZ_EXCEPTIONS[o.operationId]).map(label)).toEqual([]);
+  it('lists every operation whose request body it cannot make (neither JSON nor a file upload) in FUZZ_EXCEPTIONS', () => {
+    expect(operations.filter((o) => !generatable(o) && !FUZZ_EXCEPTIONS[o.operationId]).map(label)).toEqual([]);
   });
 });

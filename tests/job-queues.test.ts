@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { allJobs } from '../jobs/index.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../jobs/queues.ts';
 import type { Context } from '../src/context.ts';
 
 const PG_BOSS_DEFAULT_EXPIRY = 900;
@@ -28,5 +28,7 @@ describe('job queues', () => {
     // A payout waits two minutes at most after a crash, and its dead letter queue exists.
     expect(queues.get(PAYOUT_QUEUE)?.expireInSeconds).toBe(120);
     expect(queues.has(PAYOUT_FAILED_QUEUE)).toBe(true);
+    // A completed delivery job is kept an hour (the delivery log is the record), not pg-boss's week.
+    expect(queues.get(WEBHOOK_DELIVERY_QUEUE)?.deleteAfterSeconds).toBe(3600);
   });
 });

@@ -9,6 +9,7 @@ import { contracts, milestones as milestoneTable, negotiationRounds, negotiation
 import { eventsForResource } from '../db/repositories/events.ts';
 import { newId } from '../src/ids.ts';
 import { expectInvalid, expectError } from './helpers/expect-error.ts';
+import { grantCredits } from '../src/services/credits.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -21,6 +22,8 @@ beforeAll(async () => {
   client = await server.user('Client');
   worker = await server.user('Worker');
   stranger = await server.user('Stranger');
+  // The file's client shortlists more workers than a free tier's month of credits pays for.
+  await grantCredits(server, client.userId, 100, 'negotiation tests');
 });
 afterAll(async () => {
   await server?.close();

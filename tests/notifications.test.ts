@@ -126,7 +126,7 @@ describe('the inbox', () => {
         type: 'contract.created',
         title: `Approve your contract with ${other}: "Build a Rust CLI"`,
         body: expect.stringContaining('Approve by'),
-        link: `${server.url}/api/contracts/${contractId}`,
+        link: `${server.url}/#/contracts/${contractId}`,
         read: false,
         read_at: null,
         created_at: expect.any(String),
@@ -226,7 +226,7 @@ describe('what arrives', () => {
     expect(workerInbox.map((m) => m.type)).toEqual(['contract.pending_freelancer_kyc', 'contract.created']);
     expect(workerInbox[0]).toMatchObject({
       title: 'Complete your identity checks for "Build a Rust CLI"',
-      link: `${server.url}/api/contracts/${contract.id}`,
+      link: `${server.url}/#/contracts/${contract.id}`,
     });
   });
 
@@ -277,21 +277,87 @@ describe('the message table', () => {
     contract: contract as never,
   });
 
-  it('has a message for every notifiable type, linking to the contract under PUBLIC_URL', () => {
+  const review = {
+    id: 'r1',
+    contract_id: contract.id,
+    author_user_id: 'client',
+    author_role: 'client',
+    reviewee_user_id: 'worker',
+    rating: 4,
+    text: 'Solid work,\n  a day late.',
+    created_at: '2026-12-01T10:00:00.000Z',
+    published_at: '2026-12-02T10:00:00.000Z',
+  };
+
+  // A dispute the worker opened, answered by the client, each having accepted another outcome (the client's later).
+  const dispute = {
+    id: 'd1',
+    contract_id: contract.id,
+    status: 'resolved',
+    reason: 'payment_withheld',
+    opener_user_id: 'worker',
+    opener_role: 'worker',
+    acceptances: {
+      client: { outcome: 'split', worker_share_percent: 60, accepted_at: '2026-12-02T10:00:00.000Z' },
+      worker: { outcome: 'release', worker_share_percent: null, accepted_at: '2026-12-01T10:00:00.000Z' },
+    },
+    resolution: { outcome: 'split', worker_share_percent: 60 },
+  };
+
+  it('has a message for every notifiable type, linking to what it is about under PUBLIC_URL', () => {
     const pending = { ...contract, status: 'pending_owner_approval' };
+    const endpoint = { id: contract.id, url: 'https://hooks.example.com/in', disabled_reason: 'failing' };
     for (const type of NOTIFIABLE_EVENT_TYPES) {
+      if (type === 'webhook_endpoint.disabled') {
+        const message = MESSAGES[type](input(endpoint))!;
+        expect(message).toMatchObject({
+          link: `https://gigs.example.com/api/webhooks/${endpoint.id}`,
+          title: 'Webhook endpoint disabled: https://hooks.example.com/in',
+          body: expect.stringContaining('every delivery attempt to it failed for five days'),
+        });
+        expect(message.email.text).toContain(message.link);
+        continue;
+      }
+      if (type.startsWith('dispute.')) {
+        // Each dispute step is told to the party who must answer it (resolved: to both).
+        const to = type === 'dispute.responded' || type === 'dispute.outcome_accepted' ? 'worker' : 'client';
+        const message = MESSAGES[type](input(dispute, to))!;
+        expect(message, type).toMatchObject({ link: 'https://gigs.example.com/api/disputes/d1' });
+        expect(message.email.text, type).toContain(message.link);
+        continue;
+      }
       const data = type.startsWith('milestone.')
         ? milestone
-        : type === 'contract.created' || type === 'contract.updated'
-          ? pending
-          : contract;
+        : type.startsWith('review.')
+          ? review
+          : type === 'contract.created' || type === 'contract.updated'
+            ? pending
+            : contract;
       const message = MESSAGES[type](input(data))!;
-      expect(message, type).toMatchObject({ link: `https://gigs.example.com/api/contracts/${contract.id}` });
+      const link = type.startsWith('review.')
+        ? `https://gigs.example.com/api/contracts/${contract.id}/reviews`
+        : `https://gigs.example.com/#/contracts/${contract.id}`;
+      expect(message, type).toMatchObject({ link });
       expect(message.title.length, type).toBeGreaterThan(0);
       expect(message.email.text, type).toContain(message.link);
     }
     expect(MESSAGES['milestone.payout_failed'](input(milestone))!.email.text).toContain('The payment provider said: account closed.');
     expect(MESSAGES['milestone.paid'](input(milestone))!.title).toBe('Paid: $1,200.00 for "Parser"');
+    expect(MESSAGES['review.published'](input(review))).toMatchObject({
+      title: 'New review: 4/5 for "Build a Rust CLI"',
+      body: 'Carol (the client) rated you 4 of 5 for "Build a Rust CLI": "Solid work, a day late."',
+    });
+    expect(MESSAGES['dispute.opened'](input(dispute, 'client'))!.body).toBe(
+      'Carol (the worker) opened a dispute on "Build a Rust CLI": payment is withheld. No payout of the contract is made while it is open. Respond with your side and add evidence.',
+    );
+    expect(MESSAGES['dispute.opened'](input(dispute, 'worker'))).toBeNull(); // the opener knows
+    expect(MESSAGES['dispute.responded'](input(dispute, 'client'))).toBeNull();
+    // The client accepted last: the worker is asked to answer, the client is not.
+    expect(MESSAGES['dispute.outcome_accepted'](input(dispute, 'worker'))!.body).toContain(
+      'Carol accepts a split, 60% to the worker and the rest back to the client',
+    );
+    expect(MESSAGES['dispute.outcome_accepted'](input(dispute, 'client'))).toBeNull();
+    expect(MESSAGES['dispute.resolved'](input(dispute, 'worker'))!.title).toBe('Dispute resolved: "Build a Rust CLI"');
     // The identity checks are the worker's to do; a contract no longer awaiting approval asks nothing.
     expect(MESSAGES['contract.pending_freelancer_kyc'](input(contract, 'client'))).toBeNull();
     expect(MESSAGES['contract.updated'](input(contract))).toBeNull();
@@ -306,5 +372,10 @@ describe('the spec and the code', () => {
     };
     expect(spec.components.schemas.NotificationEventType!.enum).toEqual([...NOTIFIABLE_EVENT_TYPES]);
     for (const type of NOTIFIABLE_EVENT_TYPES) expect(Object.keys(spec.webhooks)).toContain(type);
+  });
+
+  it('let a channel take every notifiable type at once (the defaults, less one, were refused when the limit lagged the list)', () => {
+    const schemas = (loadSpec() as unknown as { components: { schemas: Record<string, any> } }).components.schemas;
+    expect(schemas.UpdateNotificationChannelRequest.properties.event_types.maxItems).toBe(NOTIFIABLE_EVENT_TYPES.length);
   });
 });

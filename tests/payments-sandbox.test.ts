@@ -154,6 +154,18 @@ describe('payments and payouts', () => {
       await rejected(p.createTransfer({ milestoneId, amountCents: 1, currency: 'usd', destinationAccountId: 'acct_real' })),
     ).toBeInstanceOf(PaymentProviderError);
   });
+
+  it("derives the refund id from the milestone and refunds only that milestone's sandbox payment", async () => {
+    const p = sandbox();
+    const milestoneId = uuid();
+    const { paymentId } = await p.createPayment({ milestoneId, amountCents: 3_000, currency: 'usd', metadata: {} });
+    const refund = await p.refund({ milestoneId, paymentId, amountCents: 1_000, currency: 'usd' });
+    expect(refund.refundId).toBe(`re_sandbox_${milestoneId.replace(/-/g, '')}`);
+    expect(await sandbox().refund({ milestoneId, paymentId, amountCents: 1_000, currency: 'usd' })).toEqual(refund);
+    expect(await rejected(p.refund({ milestoneId: uuid(), paymentId, amountCents: 1_000, currency: 'usd' }))).toBeInstanceOf(
+      PaymentProviderError,
+    );
+  });
 });
 
 describe('webhooks', () => {

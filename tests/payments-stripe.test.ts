@@ -330,6 +330,65 @@ describe('transfers', () => {
   });
 });
 
+describe('refunds', () => {
+  async function verifiedAccount(p: PaymentProvider) {
+    const { accountId } = await p.createConnectedAccount({ userId: uuid() });
+    fake.verifyAccount(accountId);
+    return accountId;
+  }
+
+  /** A charged payment of `amountCents` for a new milestone. */
+  async function charged(p: PaymentProvider, amountCents: number) {
+    const milestoneId = uuid();
+    const payment = await p.createPayment({ milestoneId, amountCents, currency: 'usd', metadata: {} });
+    fake.succeedPaymentIntent(payment.paymentId);
+    return { milestoneId, paymentId: payment.paymentId };
+  }
+
+  it('refunds all of a payment, once per milestone, keyed by it', async () => {
+    const p = provider();
+    const { milestoneId, paymentId } = await charged(p, 6_000);
+    const before = fake.counts().refunds;
+    const { refundId } = await p.refund({ milestoneId, paymentId, amountCents: 6_000, currency: 'USD' });
+    expect(refundId).toMatch(/^re_/);
+    expect(lastRequest('/v1/refunds').idempotencyKey).toBe(`gm-refund-${milestoneId}`);
+    expect(fake.refunds.get(refundId)).toMatchObject({ amount: 6_000, payment_intent: paymentId, metadata: { milestone_id: milestoneId } });
+    // A retry (the settlement job's) gets the same refund, not a second one.
+    expect((await p.refund({ milestoneId, paymentId, amountCents: 6_000, currency: 'USD' })).refundId).toBe(refundId);
+    expect(fake.counts().refunds).toBe(before + 1);
+  });
+
+  it('refunds part of a payment (a split): the transfer of the rest draws on what is left of the charge', async () => {
+    const p = provider();
+    const accountId = await verifiedAccount(p);
+    const { milestoneId, paymentId } = await charged(p, 10_000);
+    await p.refund({ milestoneId, paymentId, amountCents: 4_000, currency: 'usd' });
+    const tooMuch = await providerError(
+      p.createTransfer({ milestoneId: uuid(), amountCents: 6_001, currency: 'usd', destinationAccountId: accountId, paymentId }),
+    );
+    expect(tooMuch.providerCode).toBe('insufficient_funds');
+    const { transferId } = await p.createTransfer({
+      milestoneId,
+      amountCents: 6_000,
+      currency: 'usd',
+      destinationAccountId: accountId,
+      paymentId,
+    });
+    expect(fake.transfers.get(transferId)).toMatchObject({ amount: 6_000 });
+  });
+
+  it('cannot refund a payment that was never charged, or more than it took', async () => {
+    const p = provider();
+    const milestoneId = uuid();
+    const payment = await p.createPayment({ milestoneId, amountCents: 1_000, currency: 'usd', metadata: {} });
+    expect(
+      (await providerError(p.refund({ milestoneId, paymentId: payment.paymentId, amountCents: 1_000, currency: 'usd' }))).providerCode,
+    ).toBe('charge_not_refundable');
+    const other = await charged(p, 1_000);
+    expect((await providerError(p.refund({ ...other, amountCents: 1_001, currency: 'usd' }))).providerCode).toBe('amount_too_large');
+  });
+});
+
 describe('webhooks', () => {
   const sign = (event: Record<string, unknown>, secret = WEBHOOK_SECRET, timestamp?: number) =>
     fake.signedWebhook(event, secret, timestamp);

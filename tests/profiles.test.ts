@@ -32,6 +32,9 @@ describe('GET /api/profile/me', () => {
       resume_url: null,
       github_login: null,
       vouched_by: [],
+      vouch_count: 0,
+      review_count: 0,
+      average_rating: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -159,7 +162,7 @@ describe('PATCH /api/profile/me', () => {
 });
 
 describe('GET /api/profile/{userId}', () => {
-  it('shows the public profile with who vouched and the linked GitHub account', async () => {
+  it('shows the public profile with who vouched (newest first) and the linked GitHub account', async () => {
     const viewer = await server.user('Viewer');
     const subject = await server.user('Subject');
     const voucherA = await server.user('Voucher A');
@@ -186,9 +189,12 @@ describe('GET /api/profile/{userId}', () => {
       bio: 'Public bio.',
       skills: ['rust'],
       vouched_by: [
-        { user_id: voucherA.userId, display_name: 'Voucher A' },
-        { user_id: voucherB.userId, display_name: 'Voucher B' },
+        { user_id: voucherB.userId, display_name: 'Voucher B', vouched_at: '2026-01-02T00:00:00.000Z' },
+        { user_id: voucherA.userId, display_name: 'Voucher A', vouched_at: '2026-01-01T00:00:00.000Z' },
       ],
+      vouch_count: 2,
+      review_count: 0,
+      average_rating: null,
       github: { login: 'subject-gh', url: 'https://github.com/subject-gh' },
       created_at: expect.any(String),
     });
@@ -197,7 +203,8 @@ describe('GET /api/profile/{userId}', () => {
     expect(res.data).not.toHaveProperty('resume_url');
 
     const own = await subject.api.GET('/api/profile/me');
-    expect(own.data!.vouched_by.map((v) => v.display_name)).toEqual(['Voucher A', 'Voucher B']);
+    expect(own.data!.vouched_by.map((v) => v.display_name)).toEqual(['Voucher B', 'Voucher A']);
+    expect(own.data!.vouch_count).toBe(2);
     expect(own.data!.github_login).toBe('subject-gh');
   });
 

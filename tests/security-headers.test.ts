@@ -1,5 +1,6 @@
 // Security headers on every response: JSON (success, errors of every kind, unknown routes), the
-// spec, the API reference at /docs, and our own HTML pages; HSTS only in production.
+// spec, the API reference at /docs, the dashboard and our server-rendered HTML pages; HSTS only in
+// production.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -40,15 +41,24 @@ describe('security headers', () => {
     }
   });
 
-  it('give /docs a CSP its own script and styles work under, and our HTML pages their nonce-based one', async () => {
+  it('give /docs a CSP its own script and styles work under, the dashboard one of files only, and our HTML pages their nonce-based one', async () => {
     const docs = await fetch(`${server.url}/docs/`);
     expect(docs.status).toBe(200);
     await docs.text();
     common(docs.headers, '/docs/');
     expect(docs.headers.get('content-security-policy')).toContain("script-src 'self' 'unsafe-inline'");
-    const page = await fetch(`${server.url}/`);
+    const dashboard = await fetch(`${server.url}/`);
+    await dashboard.text();
+    common(dashboard.headers, '/');
+    const csp = dashboard.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("style-src 'self';");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('nonce-');
+    const page = await fetch(`${server.url}/auth/dev`);
     await page.text();
-    common(page.headers, '/');
+    common(page.headers, '/auth/dev');
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
   });
 

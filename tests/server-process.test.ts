@@ -108,6 +108,10 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
     const json = await get(`${server.url}/openapi.json`);
     expect(json.status).toBe(200);
     expect(JSON.parse(json.body)).toMatchObject({ openapi: '3.1.0', info: { title: 'gigmarket API' } });
+    // Published with this server's own public URL first (PUBLIC_URL, by default on its port).
+    const port = new URL(server.url).port;
+    expect(JSON.parse(json.body).servers[0]).toEqual({ url: `http://localhost:${port}`, description: 'This server.' });
+    expect(yaml.body).toContain(`servers:\n  - url: "http://localhost:${port}"\n`);
     const docs = await fetch(`${server.url}/docs`, { headers: { connection: 'close' } });
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);

@@ -226,6 +226,38 @@ describe('deliver: DNS rebinding', () => {
   });
 });
 
+describe('deliver: kept-alive connections', () => {
+  it("sends a host's deliveries over one connection, and a new DNS answer gets a connection of its own", async () => {
+    // rebind2.test answers 127.0.0.1 for two deliveries, then 127.0.0.2 (the second server, same port).
+    let asked = 0;
+    const resolveHost: ResolveHost = async () => [{ address: ++asked <= 2 ? '127.0.0.1' : '127.0.0.2', family: 4 }];
+    const sockets = new Set<unknown>();
+    const count = (req: http.IncomingMessage) => sockets.add(req.socket);
+    server.on('request', count);
+    impostor.on('request', count);
+    try {
+      const url = `http://rebind2.test:${port}/ok`;
+      const before = { hits: hits.length, rebound: rebound.length };
+      for (let i = 0; i < 2; i++) {
+        expect(await post(url, { resolveHost })).toMatchObject({ status: 200, error: null });
+        // The connection goes back to the pool just after the response has been read.
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(hits).toHaveLength(before.hits + 2);
+      expect(sockets.size).toBe(1);
+      // The name now points elsewhere (and passes the check): the kept connection to 127.0.0.1 is not
+      // reused for it; a new one goes to the address this attempt checked.
+      expect(await post(url, { resolveHost })).toMatchObject({ status: 200, error: null });
+      expect(rebound).toHaveLength(before.rebound + 1);
+      expect(hits).toHaveLength(before.hits + 2);
+      expect(sockets.size).toBe(2);
+    } finally {
+      server.off('request', count);
+      impostor.off('request', count);
+    }
+  });
+});
+
 describe('deliver: https to a pinned address', () => {
   const hooksTest: ResolveHost = async () => [{ address: '127.0.0.1', family: 4 }];
 

@@ -13,6 +13,8 @@ export interface NewEvent {
   resourceType: string;
   resourceId: string;
   actorUserId: string | null;
+  actorApiKeyId: string | null;
+  actorHostedAgentId: string | null;
   /** The users this event concerns (parties, owners). */
   audienceUserIds: string[];
   /** The resource as the API shows it after the change. */
@@ -50,10 +52,10 @@ export async function markDispatched(tx: Executor, ids: string[], at = new Date(
   if (ids.length) await tx.update(events).set({ dispatchedAt: at }).where(inArray(events.id, ids));
 }
 
-/** One event by id (the webhook delivery job, which carries only ids). */
-export async function getEventById(db: Executor, id: string): Promise<EventRow | undefined> {
-  const [row] = await db.select().from(events).where(eq(events.id, id)).limit(1);
-  return row;
+/** Events by id (webhook delivery jobs, which carry only ids). */
+export async function getEventsByIds(db: Executor, ids: string[]): Promise<EventRow[]> {
+  if (!ids.length) return [];
+  return db.select().from(events).where(inArray(events.id, ids));
 }
 
 /** Events about one resource, oldest first (tests read them). */

@@ -99,6 +99,11 @@ export async function markAllRead(db: Executor, userId: string, at = new Date())
 }
 
 /** Contracts waiting for approval whose deadline is within `horizonMs` from now and not yet past. */
+/** Forgets read inbox messages older than the id given (housekeeping; ids are time-ordered). Unread ones stay. */
+export async function deleteReadMessagesBefore(db: Executor, beforeId: string): Promise<void> {
+  await db.delete(notificationMessages).where(and(lt(notificationMessages.id, beforeId), sql`${notificationMessages.readAt} is not null`));
+}
+
 export async function contractsNearingDeadline(db: Executor, now: Date, horizonMs: number, limit: number) {
   return db
     .select()

@@ -1,6 +1,6 @@
 // Users (owners) and their profiles.
-import { asc, desc, eq, lt } from 'drizzle-orm';
-import { users, vouches } from '../schema.ts';
+import { and, desc, eq, isNull, lt } from 'drizzle-orm';
+import { users } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -44,11 +44,12 @@ export async function upsertGithubUser(db: Executor, newUserId: string, github: 
   return row!;
 }
 
+/** Users whose accounts exist (not deleted), newest first. */
 export async function listUsers(db: Executor, page: { limit: number; afterId?: string }) {
   return db
     .select()
     .from(users)
-    .where(page.afterId ? lt(users.id, page.afterId) : undefined)
+    .where(and(isNull(users.deletedAt), page.afterId ? lt(users.id, page.afterId) : undefined))
     .orderBy(desc(users.id))
     .limit(page.limit);
 }
@@ -64,14 +65,4 @@ export async function updateProfile(
     .where(eq(users.id, userId))
     .returning();
   return row;
-}
-
-/** Who vouched for this user, oldest vouch first. */
-export async function listVouchers(db: Executor, userId: string): Promise<{ userId: string; displayName: string }[]> {
-  return db
-    .select({ userId: users.id, displayName: users.displayName })
-    .from(vouches)
-    .innerJoin(users, eq(users.id, vouches.voucherUserId))
-    .where(eq(vouches.vouchedUserId, userId))
-    .orderBy(asc(vouches.createdAt), asc(users.id));
 }

@@ -100,6 +100,12 @@ export async function endpointForDelivery(db: Executor, id: string, lock = false
   return row;
 }
 
+/** Endpoints by id alone, for a batch of delivery jobs. */
+export async function endpointsForDelivery(db: Executor, ids: string[]): Promise<WebhookEndpointRow[]> {
+  if (!ids.length) return [];
+  return db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, ids));
+}
+
 /** Sets the delivery job's outcome on an endpoint (failing since, disabled), whoever owns it; returns the row after. */
 export async function setEndpointHealth(
   db: Executor,
@@ -110,18 +116,70 @@ export async function setEndpointHealth(
   return row;
 }
 
+/** A successful attempt, as `recordSuccesses` takes it. */
+export interface SuccessfulAttempt {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+}
+
+/**
+ * Records successful attempts in one statement: each numbered (see insertDeliveries), its endpoint's
+ * failing streak (if any) ended, and nothing recorded for an endpoint deleted meanwhile.
+ */
+export async function recordSuccesses(db: Executor, attempts: SuccessfulAttempt[]): Promise<void> {
+  if (!attempts.length) return;
+  const values = sql.join(
+    attempts.map(
+      (a) =>
+        sql`(${a.id}::uuid, ${a.endpointId}::uuid, ${a.eventId}::uuid, ${a.eventType}::text, ${a.statusCode}::int, ${a.durationMs}::int, ${a.responseExcerpt}::text)`,
+    ),
+    sql`, `,
+  );
+  await db.execute(sql`
+    with v (id, endpoint_id, event_id, event_type, status_code, duration_ms, response_excerpt) as (values ${values}),
+    cleared as (
+      update webhook_endpoints e set failing_since = null
+        from v where e.id = v.endpoint_id and e.failing_since is not null
+    )
+    insert into webhook_deliveries (id, endpoint_id, event_id, event_type, attempt, succeeded, status_code, duration_ms, response_excerpt)
+    select v.id, v.endpoint_id, v.event_id, v.event_type,
+           (select count(*)::int + 1 from webhook_deliveries prior where prior.endpoint_id = v.endpoint_id and prior.event_id = v.event_id),
+           true, v.status_code, v.duration_ms, v.response_excerpt
+      from v join webhook_endpoints e on e.id = v.endpoint_id`);
+}
+
+/**
+ * Records attempts, numbered by the database: one more than the attempts already made to deliver
+ * that message to that endpoint (a message's next attempt is enqueued only once its last is recorded;
+ * a manual redelivery during a scheduled retry may share its number).
+ */
+export async function insertDeliveries(db: Executor, rows: Omit<NewWebhookDelivery, 'attempt'>[]): Promise<WebhookDeliveryRow[]> {
+  if (!rows.length) return [];
+  return db
+    .insert(webhookDeliveries)
+    .values(
+      rows.map((row) => ({
+        ...row,
+        attempt: sql<number>`(select count(*)::int + 1 from webhook_deliveries prior
+                                where prior.endpoint_id = ${row.endpointId}::uuid and prior.event_id = ${row.eventId}::uuid)`,
+      })),
+    )
+    .returning();
+}
+
 export async function insertDelivery(db: Executor, row: NewWebhookDelivery): Promise<WebhookDeliveryRow> {
   const [inserted] = await db.insert(webhookDeliveries).values(row).returning();
   return inserted!;
 }
 
-/** The attempts already made to deliver this message to this endpoint (the next attempt's number is one more). */
-export async function attemptsOf(db: Executor, endpointId: string, eventId: string): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.eventId, eventId)));
-  return row?.n ?? 0;
+/** Forgets delivery attempts older than the id given (housekeeping; ids are time-ordered). */
+export async function deleteDeliveriesBefore(db: Executor, beforeId: string): Promise<void> {
+  await db.delete(webhookDeliveries).where(lt(webhookDeliveries.id, beforeId));
 }
 
 /** The user's endpoint's attempts, newest first (limit + 1 rows, for paging). */

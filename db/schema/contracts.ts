@@ -145,6 +145,9 @@ export const milestones = pgTable(
     /** Kept so that a repeated fund returns the same secret without a second payment. */
     clientSecret: text('client_secret'),
     transferId: text('transfer_id'),
+    /** What a dispute's resolution gave back to the client (all of it: `refunded`; part of a split: still `released`). */
+    refundedCents: integer('refunded_cents').notNull().default(0),
+    refundId: text('refund_id'),
     fundedAt: at('funded_at'),
     releasedAt: at('released_at'),
     payoutDueAt: at('payout_due_at'),
@@ -157,6 +160,7 @@ export const milestones = pgTable(
     uniqueIndex('milestones_payment_id_key').on(t.paymentId),
     check('milestones_status_check', oneOf(t.status, MILESTONE_STATUSES)),
     check('milestones_amount_check', sql`${t.amountCents} >= 0`),
+    check('milestones_refunded_check', sql`${t.refundedCents} between 0 and ${t.amountCents}`),
   ],
 );
 

@@ -23,11 +23,14 @@ export const users = pgTable(
     contactDetails: text('contact_details'),
     /** Private: where notification emails go; shown only in the owner's own profile. */
     email: text('email'),
+    /** The storage key (src/storage/file-store.ts) of the uploaded resume; null when there is none. */
     resumeKey: text('resume_key'),
     githubId: bigint('github_id', { mode: 'number' }),
     githubLogin: text('github_login'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** When the account was deleted: the row stays, anonymized, for what others keep (contracts, reviews). */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('users_github_id_key').on(t.githubId)],
 );
@@ -69,7 +72,7 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_user_id_idx').on(t.userId)],
 );
 
-/** Permanent vouches between users (written by a later issue; read by the public profile). */
+/** Permanent vouches between users (POST /api/vouches; read by the public profile and worker recommendations). */
 export const vouches = pgTable(
   'vouches',
   {

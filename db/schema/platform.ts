@@ -13,6 +13,9 @@ export const events = pgTable(
     resourceType: text('resource_type').notNull(),
     resourceId: uuid('resource_id').notNull(),
     actorUserId: uuid('actor_user_id'),
+    /** The API key the actor used (null for a browser session or no actor), and its hosted agent. */
+    actorApiKeyId: uuid('actor_api_key_id'),
+    actorHostedAgentId: text('actor_hosted_agent_id'),
     /** The users this event concerns: who may see it and whose endpoints receive it. */
     audienceUserIds: uuid('audience_user_ids').array().notNull(),
     data: jsonb('data').notNull(),

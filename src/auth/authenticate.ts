@@ -7,6 +7,7 @@ import { findLiveSession } from '../../db/repositories/sessions.ts';
 import { ApiError, forbidden, unauthenticated } from '../errors.ts';
 import type { ApiKeyCache } from './key-cache.ts';
 import { looksLikeApiKey, sha256 } from './secrets.ts';
+import type { ActingCredential } from './acting.ts';
 
 /**
  * The session cookie's name. In production it is `__Host-gm_session`: browsers keep such a cookie
@@ -37,7 +38,7 @@ const KEY_SCHEMES = new Set(['bearerApiKey', 'headerApiKey']);
 const SESSION_SCHEME = 'sessionCookie';
 
 /** The API key the request presents, if any; `null` means a header was there but malformed. */
-function presentedKey(request: FastifyRequest): string | undefined | null {
+export function presentedKey(request: FastifyRequest): string | undefined | null {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string') return header.trim();
   const authorization = request.headers.authorization;
@@ -98,7 +99,12 @@ export function authenticateHook(db: Db, keys: ApiKeyCache, options: { publicUrl
     let principal: Principal | undefined;
     if (key !== undefined) principal = await principalFromKey(db, keys, key);
     else principal = await principalFromSession(db, request, sessionCookie);
-    if (!principal) throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
+    if (!principal) {
+      // `{}` among the alternatives: credentials are optional (the operation answers anonymous
+      // callers as it answers anyone it shows nothing: GET /api/profile/{userId}/resume).
+      if (security.some((s) => Object.keys(s).length === 0)) return;
+      throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
+    }
     const allowed = principal.kind === 'session' ? schemes.has(SESSION_SCHEME) : [...schemes].some((s) => KEY_SCHEMES.has(s));
     if (!allowed) {
       throw principal.kind === 'api_key'
@@ -110,8 +116,17 @@ export function authenticateHook(db: Db, keys: ApiKeyCache, options: { publicUrl
   };
 }
 
-/** The caller of an authenticated operation (the hook guarantees it is set). */
+/** The caller of an authenticated operation (the hook guarantees it is set where credentials are required). */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new ApiError('INTERNAL', 'operation reached without a principal');
   return request.principal;
+}
+
+/** The request's credential as the one acting in it (src/auth/acting.ts): the key, or null for a session. */
+export function actingCredentialOfRequest(request: FastifyRequest): ActingCredential | undefined {
+  const p = request.principal;
+  if (!p) return undefined;
+  return p.kind === 'api_key'
+    ? { userId: p.userId, apiKeyId: p.apiKeyId, hostedAgentId: p.hostedAgentId }
+    : { userId: p.userId, apiKeyId: null, hostedAgentId: null };
 }

@@ -86,7 +86,8 @@ async function routes(app: FastifyInstance, ctx: Context): Promise<void> {
     let id: string;
     if (userId !== undefined) {
       const user = await getUser(ctx.db, userId);
-      if (!user) throw notFound('user');
+      // A deleted account is gone for good: nobody signs into it again.
+      if (!user || user.deletedAt) throw notFound('user');
       id = user.id;
     } else {
       id = (await insertUser(ctx.db, { id: newId(), displayName: displayName!.trim() })).id;

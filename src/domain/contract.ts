@@ -13,7 +13,18 @@ export const CONTRACT_STATUSES = [
 ] as const;
 export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
 
-export type ContractAction = 'approve' | 'complete_approval' | 'expire' | 'verify_worker' | 'revise' | 'reagree' | 'complete' | 'cancel';
+export type ContractAction =
+  | 'approve'
+  | 'complete_approval'
+  | 'expire'
+  | 'verify_worker'
+  | 'revise'
+  | 'reagree'
+  | 'complete'
+  | 'cancel'
+  | 'dispute'
+  | 'close_dispute_active'
+  | 'close_dispute_completed';
 
 export const contractTransitions: TransitionTable<ContractStatus, ContractAction> = [
   // The first approval leaves the status as it is; the second moves it on.
@@ -24,6 +35,11 @@ export const contractTransitions: TransitionTable<ContractStatus, ContractAction
   { action: 'revise', from: ['pending_owner_approval', 'pending_freelancer_kyc'], to: 'negotiation', event: 'contract.revised' },
   { action: 'reagree', from: ['negotiation'], to: 'pending_owner_approval', event: 'contract.updated' },
   { action: 'complete', from: ['active'], to: 'completed', event: 'contract.completed' },
+  // A dispute holds the contract (no release, no funding, no payout) until it is withdrawn or its
+  // resolution is settled; then the contract is completed if every milestone is settled, else active.
+  { action: 'dispute', from: ['active', 'completed'], to: 'disputed', event: 'contract.disputed' },
+  { action: 'close_dispute_active', from: ['disputed'], to: 'active', event: 'contract.dispute_closed' },
+  { action: 'close_dispute_completed', from: ['disputed'], to: 'completed', event: 'contract.dispute_closed' },
   {
     action: 'cancel',
     from: ['pending_owner_approval', 'pending_freelancer_kyc', 'negotiation'],

@@ -8,7 +8,8 @@ export type EventType = keyof webhooks;
 
 /**
  * `client`: the gig's client. `parties`: the client and the worker of the application,
- * negotiation or contract. `owner`: the user the key or profile belongs to.
+ * negotiation or contract. `owner`: the user the key or profile belongs to (for a vouch or a
+ * review: the user it is about; for credits: the user whose balance changed).
  */
 export type AudienceRule = 'client' | 'parties' | 'owner';
 
@@ -44,6 +45,8 @@ export const EVENT_AUDIENCE: Record<EventType, AudienceRule> = {
   'contract.expired': 'parties',
   'contract.cancelled': 'parties',
   'contract.completed': 'parties',
+  'contract.disputed': 'parties',
+  'contract.dispute_closed': 'parties',
   'milestone.funding': 'parties',
   'milestone.funded': 'parties',
   'milestone.payment_failed': 'parties',
@@ -51,6 +54,17 @@ export const EVENT_AUDIENCE: Record<EventType, AudienceRule> = {
   'milestone.payment_mismatch': 'parties',
   'milestone.released': 'parties',
   'milestone.paid': 'parties',
+  'milestone.refunded': 'parties',
+  'dispute.opened': 'parties',
+  'dispute.responded': 'parties',
+  'dispute.evidence_added': 'parties',
+  'dispute.recommended': 'parties',
+  'dispute.outcome_accepted': 'parties',
+  'dispute.resolved': 'parties',
+  'dispute.withdrawn': 'parties',
+  'vouch.received': 'owner',
+  'review.published': 'owner',
+  'credits.granted': 'owner',
 };
 
 export const EVENT_TYPES = Object.keys(EVENT_AUDIENCE) as EventType[];

@@ -1,9 +1,19 @@
-// Milestones (docs/architecture.md §5): pending -> funding -> funded -> released -> paid.
+// Milestones (docs/architecture.md §5): pending -> funding -> funded -> released -> paid; a dispute's
+// resolution may refund one (refunded), or part of one (released, with refunded_cents).
 import type { TransitionTable } from './state-machine.ts';
 
-export const MILESTONE_STATUSES = ['pending', 'funding', 'funded', 'released', 'paid'] as const;
+export const MILESTONE_STATUSES = ['pending', 'funding', 'funded', 'released', 'paid', 'refunded'] as const;
 export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
-export type MilestoneAction = 'fund' | 'fund_free' | 'confirm_payment' | 'payment_failed' | 'release' | 'pay' | 'payout_failed';
+export type MilestoneAction =
+  | 'fund'
+  | 'fund_free'
+  | 'confirm_payment'
+  | 'payment_failed'
+  | 'release'
+  | 'pay'
+  | 'payout_failed'
+  | 'refund'
+  | 'refund_part';
 
 export const milestoneTransitions: TransitionTable<MilestoneStatus, MilestoneAction> = [
   { action: 'fund', from: ['pending'], to: 'funding', event: 'milestone.funding' },
@@ -16,4 +26,11 @@ export const milestoneTransitions: TransitionTable<MilestoneStatus, MilestoneAct
   { action: 'pay', from: ['released'], to: 'paid', event: 'milestone.paid' },
   // A payout that failed every retry: still released (the money is still owed), and said so.
   { action: 'payout_failed', from: ['released'], to: 'released', event: 'milestone.payout_failed' },
+  // A dispute's resolution: all of the money back to the client, or the client's part of a split
+  // (the worker's part is then paid out as a release is).
+  { action: 'refund', from: ['funded', 'released'], to: 'refunded', event: 'milestone.refunded' },
+  { action: 'refund_part', from: ['released'], to: 'released', event: 'milestone.refunded' },
 ];
+
+/** Statuses in which a milestone's money is settled: the contract can be completed. */
+export const SETTLED_MILESTONE_STATUSES: readonly MilestoneStatus[] = ['released', 'paid', 'refunded'];

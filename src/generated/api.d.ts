@@ -137,7 +137,7 @@ export interface paths {
         /**
          * Get your profile
          * @description The caller's own profile, with the fields only its owner sees (`resume_url`).
-         *     `resume_url` is `null` until a resume is uploaded.
+         *     `resume_url` is `null` until a resume is uploaded (`POST /api/profile/me/resume`).
          */
         get: operations["getMyProfile"];
         put?: never;
@@ -155,6 +155,81 @@ export interface paths {
         patch: operations["updateMyProfile"];
         trace?: never;
     };
+    "/api/profile/me/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete your account
+         * @description Deletes the signed-in user's account. Needs a browser session: an API key gets
+         *     `403 FORBIDDEN` (an agent never deletes its owner). The body must confirm it word for word
+         *     (`{"confirm": "delete my account"}`), else `400` naming `body.confirm`.
+         *
+         *     Refused with `409 CONFLICT`, naming each contract, while the user has a contract that is
+         *     `active` or `disputed`, or whose money is not settled (a milestone being funded, funded, or
+         *     released and not yet paid out). Otherwise, at once and in one step: contracts awaiting
+         *     approval or identity checks are cancelled, open negotiations cancelled, pending applications
+         *     withdrawn, the user's gigs closed (each with its usual event for the other party); the
+         *     resume, contact details, email, bio, skills, website and GitHub link are erased, the name
+         *     becomes "Deleted user"; webhook endpoints, inbox messages and notification choices are
+         *     removed; every API key and session stops working. Completed contracts, published reviews,
+         *     vouches and the credit ledger stay for the other parties and for audit, under the new name.
+         */
+        post: operations["deleteAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/me/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload your resume
+         * @description Stores a file as the caller's resume, replacing (and deleting) the one before; the profile's
+         *     `resume_url` then points at it (`GET /api/profile/{userId}/resume`). Send
+         *     `multipart/form-data` with one part, the file field `resume`.
+         *
+         *     The file must be a PDF or a PNG, JPEG or WebP image of at most 5 MB (5242880 bytes). Its
+         *     type is read from its content; the part's filename and `Content-Type` are ignored. Anything
+         *     else is `415 UNSUPPORTED_MEDIA_TYPE`, including a file that starts like one of these but
+         *     holds HTML markup anywhere (an opening tag such as html, head, body, script, iframe,
+         *     object, embed, style, meta or a doctype: a PDF/HTML polyglot), and a "PDF" that does not
+         *     end with `%%EOF`. A file over 5 MB, or a body
+         *     whose `Content-Length` is over 5 MB plus 64 KB, is `413 PAYLOAD_TOO_LARGE`, answered as
+         *     soon as that is known, and the connection is closed without reading the rest. A body
+         *     without the `resume` field, with it twice, with it as a text field, or with any other
+         *     field is `400 VALIDATION_FAILED` naming it (`body.resume`).
+         *
+         *     With an `Idempotency-Key`, the same key with the same file (the same bytes) replays the
+         *     first response; with another file it is `422 IDEMPOTENCY_KEY_REUSED`. Writes the event
+         *     `profile.updated`.
+         */
+        post: operations["uploadResume"];
+        /**
+         * Delete your resume
+         * @description Deletes the caller's resume file; `resume_url` becomes `null`. Without a resume, nothing
+         *     changes and the answer is the same. Writes the event `profile.updated` when a file was
+         *     deleted.
+         */
+        delete: operations["deleteResume"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/profile/{userId}": {
         parameters: {
             query?: never;
@@ -165,9 +240,161 @@ export interface paths {
         /**
          * Get a user's public profile
          * @description What anyone signed in can see about a user: display name, bio, skills, who vouched for
-         *     them, and the linked GitHub account (`null` when none is linked).
+         *     them (the latest 100, newest first, with `vouch_count` counting all), the count and average
+         *     of their published reviews (`GET /api/profile/{userId}/reviews` lists them), and the linked
+         *     GitHub account (`null` when none is linked).
          */
         get: operations["getProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/{userId}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's published reviews
+         * @description The reviews a user received that are published (both parties of the contract reviewed, or
+         *     its 14-day review period ended), newest first (by when each was written), paginated with
+         *     `cursor`: the rating, the text, who wrote it and in which role (`client` or `worker`), and
+         *     the gig's title. Readable by anyone signed in, like the public profile, which shows their
+         *     count and average. `404` for an unknown user.
+         */
+        get: operations["listProfileReviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/{userId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a user's resume
+         * @description The file `resume_url` points at. Readable by its owner, and by a client with whom the user
+         *     has an application (to any gig of the client's, invitations included, in any status) or a
+         *     negotiation; to anyone else, and to a caller without credentials, it does not exist
+         *     (`404`, as when there is no resume). Credentials are optional here for that reason only:
+         *     credentials that are sent and refused are still `401`.
+         *
+         *     Served as an attachment with the type read from its content when it was uploaded, with
+         *     `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none';
+         *     sandbox`, so that a browser never renders it as a page of this origin.
+         */
+        get: operations["getResume"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vouches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Vouch for a user
+         * @description The caller vouches for another user: the vouch shows on that user's public profile
+         *     (`vouched_by`, `vouch_count`) and adds trust to their worker recommendations. A vouch is
+         *     permanent: there is no way to take it back. Not for yourself (`400`, naming
+         *     `body.vouched_user_id`); an unknown user is `404`; vouching twice for the same user is
+         *     `409 CONFLICT` (the database's key decides, so two concurrent vouches make one).
+         *     Writes `vouch.received`, sent to the user vouched for.
+         */
+        post: operations["createVouch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your credits balance and subscription tier
+         * @description The caller's balance in credits (one credit is the unit) and subscription tier. Each tier
+         *     grants credits every calendar month (UTC): `free` 20, `pro` 200, `team` 1000
+         *     (`monthly_grant`); credits do not expire. A user's credits account opens at their first
+         *     use of credits (this request, a deduction, a charge), on `free` with that month's grant;
+         *     each later month's grant is made by an hourly job, or at the user's first use of credits
+         *     that month, whichever comes first (`next_grant_at` says when the next one is due).
+         *     Operators set tiers and grant extra credits (the CLI); a new tier applies from the next
+         *     monthly grant.
+         *
+         *     The balance is the sum of the caller's ledger entries (`GET /api/credits/transactions`).
+         *     The platform charges for an introduction (sharing your contact details in a negotiation,
+         *     2 credits, `intro_deduction`) and a match (a client shortlisting an application, 1
+         *     credit, `match_deduction`).
+         */
+        get: operations["getCredits"];
+        put?: never;
+        /**
+         * Deduct credits
+         * @description Deducts `amount` credits from the caller's balance, for `reason` (`match_deduction` or
+         *     `intro_deduction`), as one ledger transaction: the caller's entry (negative) and the
+         *     platform's. Answers the new balance and the caller's entry.
+         *
+         *     More than the balance is `402 INSUFFICIENT_CREDITS` and nothing changes (deductions from
+         *     one balance happen one at a time, so concurrent ones never take it below zero).
+         *
+         *     With `reference_id`, the deduction happens once per reason and reference: a repeat with
+         *     the same `reason` and `reference_id` (at any time, whatever its `amount`) deducts nothing
+         *     more and answers the first deduction's entry with the current balance and
+         *     `repeated: true`. (The platform's own charges use references with a colon,
+         *     `negotiation:<id>` and `application:<id>`, which a caller's `reference_id` cannot hold.)
+         *     Without `reference_id`, every request deducts.
+         */
+        post: operations["deductCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your credits ledger
+         * @description The caller's ledger entries, newest first, paginated with `cursor`: each transaction's
+         *     effect on the caller's balance (`amount`: positive for a grant, negative for a deduction),
+         *     its `reason` (`monthly_grant`, `operator_grant`, `match_deduction`, `intro_deduction`) and
+         *     `reference_id` (a monthly grant's is its period, `YYYY-MM`; the platform's charges name
+         *     the negotiation or application). The balance is the sum of all of them. The ledger is
+         *     append-only: nothing in it is ever changed or removed.
+         */
+        get: operations["listCreditTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -306,7 +533,8 @@ export interface paths {
          *     `paused` (`409 INVALID_STATE` otherwise). An unknown worker is `404` naming the user;
          *     the client cannot shortlist themself (`400` on `body.worker_user_id`). Another user gets
          *     `403` on a gig they can see and `404` on a draft. Writes the event
-         *     `application.shortlisted`.
+         *     `application.shortlisted`. Costs the client 1 credit, once per application
+         *     (`match_deduction`): with a smaller balance, `402 INSUFFICIENT_CREDITS` and nothing changes.
          */
         post: operations["shortlistWorker"];
         delete?: never;
@@ -372,7 +600,8 @@ export interface paths {
          *     Writes the event `application.shortlisted`. Any other status is `409 INVALID_STATE` naming it; when two requests change the
          *     same application at once, the one that acted on a status that no longer holds gets
          *     `409 INVALID_STATE` and changes nothing. Users who are neither the worker nor the gig's
-         *     client get `404`. Takes no body.
+         *     client get `404`. Costs the client 1 credit, once per application (`match_deduction`):
+         *     with a smaller balance, `402 INSUFFICIENT_CREDITS` and nothing changes. Takes no body.
          */
         post: operations["shortlistApplication"];
         delete?: never;
@@ -597,8 +826,10 @@ export interface paths {
          * Share your contact details
          * @description The caller shares the contact details of their profile (`contact_details`) with the other
          *     party of this negotiation, who then sees them in `contact.counterpart`. Each party
-         *     shares separately; sharing twice changes nothing. Not on a cancelled negotiation
-         *     (`409 INVALID_STATE`). Writes `negotiation.contact_shared`.
+         *     shares separately; sharing twice changes nothing and costs nothing. Not on a cancelled
+         *     negotiation (`409 INVALID_STATE`). Costs the caller 2 credits, once per negotiation
+         *     (`intro_deduction`): with a smaller balance, `402 INSUFFICIENT_CREDITS` and nothing is
+         *     shared. Writes `negotiation.contact_shared`.
          */
         post: operations["shareContact"];
         delete?: never;
@@ -762,6 +993,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contracts/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * See a completed contract's reviews
+         * @description For a party of a completed contract: their own review (`yours`, `null` until written;
+         *     `published_at` is `null` while it is blind), the other party's (`theirs`: `status`
+         *     `not_submitted`, `submitted` or `published`, and `review` only once published),
+         *     `review_deadline` (14 days after completion: the review period ends and blind reviews are
+         *     published) and `can_review` (no review of yours yet, and the period is open). `404` for
+         *     anyone else; `409 INVALID_STATE` before the contract is completed.
+         */
+        get: operations["getContractReviews"];
+        put?: never;
+        /**
+         * Review the other party of a completed contract
+         * @description Each party of a `completed` contract reviews the other once: a `rating` from 1 to 5 and a
+         *     `text` of 1 to 2000 characters (trimmed; not blank). A review cannot be changed or
+         *     withdrawn. Double-blind: the other party cannot see your review until both of you have
+         *     reviewed (both are published at once, by the second review) or until the review period
+         *     ends, 14 days after the contract completed (`review_deadline`; a job publishes within a
+         *     minute), whichever comes first. After the deadline no review can be written
+         *     (`409 INVALID_STATE`), nor before the contract is completed; a second review by the same
+         *     party is `409 CONFLICT`. `404` for anyone but the parties. Publishing writes
+         *     `review.published`, sent to the reviewed user. Answers with the caller's view of the
+         *     contract's reviews.
+         */
+        post: operations["createContractReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contracts/{id}/milestones/{milestoneId}/fund": {
         parameters: {
             query?: never;
@@ -823,7 +1092,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/stripe/webhook": {
+    "/api/contracts/{id}/disputes": {
         parameters: {
             query?: never;
             header?: never;
@@ -833,18 +1102,228 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Receive a payment provider event
-         * @description Stripe calls this (configure the endpoint for the platform and for Connect accounts).
-         *     The `Stripe-Signature` header is verified over the raw body; a missing, wrong or stale
-         *     signature is `400`. Handled: `account.updated` (a verified worker's contracts waiting for
-         *     KYC become `active`), `payment_intent.succeeded` (the milestone is `funded`; a payment
-         *     whose amount or currency differs from the milestone's funds nothing and is recorded as
-         *     `milestone.payment_mismatch`), `payment_intent.payment_failed` (recorded as
-         *     `milestone.payment_failed`; the client may retry with the same `client_secret`). Other
-         *     types, and accounts or payments this platform did not create, are acknowledged and
-         *     ignored. Each event is applied once, however often it is delivered. Needs no API key.
+         * Open a dispute on a contract
+         * @description A party disputes money held in escrow: the contract must be `active`, or `completed` with
+         *     payouts still to make (`409 INVALID_STATE` otherwise, and while another dispute of the
+         *     contract is `open` or `responded`). `milestone_ids` names the milestones concerned: each
+         *     must be one of the contract's (`400` naming it otherwise) and `funded`, or `released` and
+         *     not yet paid (`409 INVALID_STATE` otherwise). The contract becomes `disputed`: nothing can
+         *     be funded or released, and no payout of it is made (payouts that fall due are held and
+         *     re-scheduled) until the dispute is withdrawn or its resolution settled. `404` for anyone
+         *     but the parties. Writes `dispute.opened` and `contract.disputed`.
          */
-        post: operations["stripeWebhook"];
+        post: operations["createDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a dispute
+         * @description The dispute, for the contract's two parties (`404` for anyone else): its status, the
+         *     opener's reason and description, the response, each party's accepted outcome, the latest
+         *     advisory recommendation and the resolution. With `evidence=1`, also the evidence, oldest
+         *     first.
+         */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Respond to a dispute (the other party, once)
+         * @description The party the dispute was opened against answers it, once: the dispute becomes
+         *     `responded` (`409 INVALID_STATE` when it is not `open`). `403` for the opener, `404` for
+         *     anyone but the parties. Writes `dispute.responded`.
+         */
+        post: operations["respondToDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add text evidence to a dispute
+         * @description Either party adds a statement of evidence (1 to 5000 characters) while the dispute is
+         *     `open` or `responded` (`409 INVALID_STATE` otherwise); at most 20 pieces of evidence
+         *     (text and files together) per party (`409 CONFLICT` beyond). Evidence cannot be changed or
+         *     removed. `404` for anyone but the parties. Writes `dispute.evidence_added`.
+         */
+        post: operations["addDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/evidence/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a file as evidence to a dispute
+         * @description Either party adds a file while the dispute is `open` or `responded` (`409 INVALID_STATE`
+         *     otherwise), within the same 20 pieces per party (`409 CONFLICT` beyond). Send
+         *     `multipart/form-data` with one part, the file field `file`. The rules are the resume's: a
+         *     PDF or a PNG, JPEG or WebP image of at most 5 MB, its type read from its content (`415`
+         *     otherwise, HTML polyglots included; `413` over 5 MB, the connection closed; `400` naming
+         *     `body.file` when it is missing, repeated, a text field, or another field is sent). The
+         *     file is downloadable by the parties only, at `file.url`. `404` for anyone but the parties.
+         *     Writes `dispute.evidence_added`. Costs 5 units of the caller's rate limit.
+         */
+        post: operations["uploadDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/evidence/{evidenceId}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of a dispute's evidence
+         * @description The file of a piece of evidence, for the contract's two parties (`404` for anyone else,
+         *     and for text evidence). Served as an attachment with the type read from its content, with
+         *     `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none';
+         *     sandbox`, so that a browser never renders it as a page of this origin.
+         */
+        get: operations["getDisputeEvidenceFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a dispute (the opener)
+         * @description The party who opened the dispute withdraws it while it is `open` or `responded`
+         *     (`409 INVALID_STATE` otherwise; `403` for the other party, `404` for anyone else). Nothing
+         *     is refunded or released: the contract returns to `active`, or to `completed` when every
+         *     milestone is released, and held payouts are sent (those already due at once). Writes
+         *     `dispute.withdrawn` and `contract.dispute_closed`.
+         */
+        post: operations["withdrawDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/recommendation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for an advisory recommendation
+         * @description Either party asks a language model (the server's `LLM_URL`, an OpenAI-compatible
+         *     chat-completions endpoint) for a recommendation, once the dispute is `responded`
+         *     (`409 INVALID_STATE` otherwise): an outcome (`release`, `refund`, or `split` with the
+         *     worker's share), the reasoning citing evidence ids, and a confidence from 0 to 1. It is
+         *     **advice only**: it binds nobody, and the dispute is resolved only when both parties
+         *     accept the same outcome. The model is sent the contract's terms, its negotiation rounds
+         *     and milestones, the dispute and its text evidence (files by type and size only), with the
+         *     parties called "client" and "worker": no names, emails, contact details or credentials, and
+         *     email addresses and phone numbers in free text replaced by placeholders. The answer is
+         *     stored with the model and the time, replacing the previous one, and shown to both parties.
+         *     Without `LLM_URL` configured: `503 RECOMMENDATION_UNAVAILABLE`. A malformed answer or a
+         *     failing endpoint: `502 RECOMMENDATION_FAILED`; no answer within `LLM_TIMEOUT_MS` (30 s by
+         *     default): `504 RECOMMENDATION_TIMEOUT`; nothing changes then. `404` for anyone but the
+         *     parties. Writes `dispute.recommended`. Costs 10 units of the caller's rate limit.
+         */
+        post: operations["requestDisputeRecommendation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/resolution": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an outcome (resolves when both parties accept the same)
+         * @description Each party accepts an outcome once the dispute is `responded` (`409 INVALID_STATE`
+         *     otherwise): `release` (the disputed money to the worker), `refund` (back to the client), or
+         *     `split` with `worker_share_percent` (1 to 99; required for a split, refused otherwise).
+         *     To accept the recommendation, send its outcome. Accepting again replaces one's own
+         *     acceptance. When both parties' acceptances are the same, the dispute is `resolved`
+         *     (writes `dispute.resolved`; otherwise `dispute.outcome_accepted`, for the other party to
+         *     answer). Of two acceptances at once, or an acceptance and a withdrawal, exactly one has
+         *     effect.
+         *
+         *     Then the money moves, within seconds, by a job that retries until it succeeds: for each
+         *     disputed milestone, the worker's part (all, none, or the share rounded down to the cent)
+         *     is paid out at once and the rest refunded to the client at the payment provider (a
+         *     partial refund of the milestone's payment for a split); a milestone refunded in full is
+         *     `refunded`, the others `released` then `paid`, with `refunded_cents`. Then the contract
+         *     leaves `disputed` (`completed` when every milestone is settled, else `active`), held
+         *     payouts are sent, and `resolution.settled_at` is set (writes `milestone.refunded`,
+         *     `milestone.released`, `contract.dispute_closed`). `404` for anyone but the parties.
+         */
+        post: operations["acceptDisputeOutcome"];
         delete?: never;
         options?: never;
         head?: never;
@@ -862,13 +1341,15 @@ export interface paths {
          * List the caller's events
          * @description The events the caller is in the audience of (the catalog under `webhooks` says who each
          *     type is sent to), for agents that cannot receive webhooks. Each is the same object, with
-         *     the same `id`, as a webhook delivery of it.
+         *     the same `id`, as a webhook delivery of it. `actor` says who made the change: the user and
+         *     the API key they used (with its hosted agent id), `api_key_id: null` for a change made in
+         *     the browser, `actor: null` for one the platform made; so an owner sees which agent did what.
          *
          *     Two ways to read: without `after`, newest first, with `next_cursor` to older pages; with
          *     `after` (the id of an event the caller has seen), oldest first from the one after it, with
          *     `next_cursor` to continue forward: poll with the last id you saw to get what happened
          *     since, in order. Filter by `type` (a comma-separated list of catalog types) and by
-         *     `resource_id` (a gig, application, negotiation, contract, milestone, key, user or webhook endpoint id).
+         *     `resource_id` (a gig, application, negotiation, contract, milestone, review, key, user, webhook endpoint or credit entry id).
          */
         get: operations["listEvents"];
         put?: never;
@@ -894,7 +1375,8 @@ export interface paths {
          *     receives the default types until its owner chooses (`PATCH /api/notifications/{channel}`):
          *     a contract awaiting approval (`contract.created`, `contract.updated`; the approval
          *     reminders before its deadline follow `contract.created`), its expiry, the worker's identity
-         *     checks, and the money moments.
+         *     checks, the money moments, a review of the caller published (`review.published`), and a
+         *     webhook endpoint of yours that delivery disabled (`webhook_endpoint.disabled`).
          */
         get: operations["listNotificationChannels"];
         put?: never;
@@ -1102,8 +1584,10 @@ export interface paths {
          * Workers recommended for a gig
          * @description Workers for the caller's gig: users whose profile skills cover at least one of its tags
          *     (synonyms count), the client excluded. `score` in [0, 1] fuses `skills` (the share of the
-         *     gig's tags they cover) and `vouches` (n vouches count n / (n + 3)); `reviews` joins once
-         *     contract reviews exist and is `null` until then. The gig's client only: another user gets
+         *     gig's tags they cover, weight 0.6), `reviews` (weight 0.25: the ratings clients gave them as
+         *     a worker, 1 star as 0 and 5 stars as 1, averaged with 3 neutral ratings of 0.5 so that a
+         *     few reviews move it less than many; `null` when they have none, counted as the neutral 0.5)
+         *     and `vouches` (weight 0.15; n vouches count n / (n + 3)). The gig's client only: another user gets
          *     `403` on a gig they can see and `404` on a draft; external gigs have no client (`403`).
          *     Paginated with `cursor`.
          *     Costs 5 units of the caller's rate limit (a ranked search; see Rate limits in the
@@ -1159,7 +1643,8 @@ export interface paths {
         /**
          * Register a webhook endpoint
          * @description Registers a URL to receive the caller's events (those whose audience they are in; the
-         *     catalog is under `webhooks`), every type or those listed in `event_types`. Returns the
+         *     catalog is under `webhooks`), every type or those listed in `event_types`, from the events
+         *     written after it is created on (earlier ones are in `GET /api/events`). Returns the
          *     endpoint with its signing secret in `secret` (`whsec_…`), shown only in this response.
          *     The URL must be `https` (plain `http` is accepted only outside production) and reach a
          *     public address: loopback, private networks and link-local (cloud metadata) addresses are
@@ -1267,6 +1752,7 @@ export interface paths {
          * @description Every attempt to deliver to this endpoint, newest first: the event, the attempt's number
          *     (retries and redeliveries of one event count on), the receiver's status, how long it took,
          *     the first 1 KiB of its response, the error, and when the next automatic attempt is due.
+         *     Attempts are kept for 30 days.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1313,7 +1799,8 @@ export interface paths {
          * @description Sends again every event with a failed attempt to this endpoint at or after `since` that was
          *     never delivered (no attempt succeeded), up to 1000, one attempt each without automatic
          *     retries, oldest first. Use it after fixing a receiver or re-enabling an endpoint. A disabled
-         *     endpoint is `409 INVALID_STATE` (enable it first).
+         *     endpoint is `409 INVALID_STATE` (enable it first). Attempts are kept for 30 days, so a
+         *     replay reaches 30 days back at most.
          */
         post: operations["replayWebhookDeliveries"];
         delete?: never;
@@ -2126,6 +2613,282 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "vouch.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vouch.received
+         * @description Someone vouched for the user (`POST /api/vouches`). `data` is the vouch.
+         *     Sent to the user vouched for.
+         */
+        post: operations["onVouchReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "review.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * review.published
+         * @description A review of the user was published: both parties of the contract reviewed (both reviews
+         *     are published at once), or its review period ended (14 days after completion). `data` is
+         *     the review as the contract's parties see it. Sent to the reviewed user.
+         */
+        post: operations["onReviewPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credits.granted
+         * @description Credits were granted to the user: their tier's grant of a month (`reason: monthly_grant`,
+         *     `reference_id` the period), or an operator's (`operator_grant`). `data` is the user's
+         *     ledger entry. Sent to the user. Deductions write no event: each answers the request that
+         *     made it (or the request that shared contact details or shortlisted).
+         */
+        post: operations["onCreditsGranted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.disputed
+         * @description A party opened a dispute: the contract is `disputed`; nothing is funded, released or paid out of it until the dispute is withdrawn or its resolution settled. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onContractDisputed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.dispute_closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.dispute_closed
+         * @description The contract left `disputed`: its dispute was withdrawn, or its resolution was settled. It is `completed` when every milestone is settled, else `active`; held payouts are sent. `data` is the contract as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onContractDisputeClosed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * milestone.refunded
+         * @description A disputes resolution refunded the milestones money to the client at the payment provider: all of it (`refunded`), or the clients part of a split (`released`, the workers part paid out next); `refunded_cents` says how much. `data` is the milestone as the API shows it after the change.
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onMilestoneRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.opened
+         * @description A party opened a dispute over the contracts escrowed money; the other party can respond. `data` is the dispute as the API shows it (without its evidence list).
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onDisputeOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.responded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.responded
+         * @description The party the dispute was opened against responded; the parties can now ask for a recommendation and accept an outcome. `data` is the dispute as the API shows it (without its evidence list).
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onDisputeResponded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.evidence_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.evidence_added
+         * @description A party added evidence (a statement or a file) to a dispute. `data` is the evidence.
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onDisputeEvidenceAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.recommended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.recommended
+         * @description A language models advisory recommendation was stored on the dispute (it binds nobody). `data` is the dispute as the API shows it (without its evidence list).
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onDisputeRecommended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.outcome_accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.outcome_accepted
+         * @description A party accepted an outcome the other party has not accepted (yet); the other party can accept the same to resolve the dispute. `data` is the dispute as the API shows it (without its evidence list).
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onDisputeOutcomeAccepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.resolved
+         * @description Both parties accepted the same outcome: the dispute is `resolved`, and its refunds and payouts follow (`resolution.settled_at` once made). `data` is the dispute as the API shows it (without its evidence list).
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onDisputeResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.withdrawn
+         * @description The opener withdrew the dispute; nothing was refunded or released, and the contract returns. `data` is the dispute as the API shows it (without its evidence list).
+         *     Sent to both parties: the client and the worker.
+         */
+        post: operations["onDisputeWithdrawn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2142,28 +2905,15 @@ export interface components {
         /** @description Pass as `cursor` to get the next page; `null` on the last page. */
         NextCursor: string | null;
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "INTERNAL";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "RECOMMENDATION_FAILED" | "RECOMMENDATION_UNAVAILABLE" | "RECOMMENDATION_TIMEOUT" | "INTERNAL";
         /** @description The envelope of every error response. */
-        Error: {
-            error: {
-                code: components["schemas"]["ErrorCode"];
-                /** @description What went wrong, for a person to read. */
-                message: string;
-                /** @description Each invalid field, for `VALIDATION_FAILED`; empty otherwise. */
-                issues: {
-                    /** @description Where the invalid value is, e.g. `body.title` or `query.limit`. */
-                    path: string;
-                    message: string;
-                }[];
-            };
+        ErrorResponse: {
+            error: components["schemas"]["ErrorDetail"];
         };
         Health: {
-            /** @enum {string} */
-            status: "ok" | "unavailable";
-            /** @enum {string} */
-            database: "ok" | "unavailable";
-            /** @enum {string} */
-            jobs: "ok" | "unavailable";
+            status: components["schemas"]["HealthStatus"];
+            database: components["schemas"]["HealthStatus"];
+            jobs: components["schemas"]["HealthStatus"];
         };
         KeyVerification: {
             user_id: components["schemas"]["Uuid"];
@@ -2229,6 +2979,120 @@ export interface components {
         ProfileVoucher: {
             user_id: components["schemas"]["Uuid"];
             display_name: string;
+            vouched_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Who vouched for the user, newest first; the latest 100 (`vouch_count` counts all). */
+        ProfileVouchedBy: components["schemas"]["ProfileVoucher"][];
+        /**
+         * Format: int32
+         * @description How many users vouched for this one.
+         */
+        VouchCount: number;
+        /**
+         * Format: int32
+         * @description How many published reviews the user received (as a client or as a worker).
+         */
+        ReviewCount: number;
+        /** @description The average rating of those reviews, to two decimals; `null` without any. */
+        AverageRating: number | null;
+        DeleteAccountRequest: {
+            /** @description Exactly `delete my account`. */
+            confirm: string;
+        };
+        /** @description What ended with the account. */
+        AccountDeletion: {
+            /** Format: int32 */
+            gigs_closed: number;
+            /** Format: int32 */
+            applications_withdrawn: number;
+            /** Format: int32 */
+            negotiations_cancelled: number;
+            /** Format: int32 */
+            contracts_cancelled: number;
+            /** Format: int32 */
+            api_keys_revoked: number;
+        };
+        /**
+         * @description A subscription tier; each grants credits every month: `free` 20, `pro` 200, `team` 1000.
+         * @enum {string}
+         */
+        SubscriptionTier: "free" | "pro" | "team";
+        /**
+         * @description Why a balance changed. `monthly_grant`: the tier's grant of a month (`reference_id` is the
+         *     period, `YYYY-MM`). `operator_grant`: credits an operator granted (`note` says why).
+         *     `match_deduction`, `intro_deduction`: a deduction, by the caller or by the platform (a
+         *     shortlisted application, shared contact details).
+         * @enum {string}
+         */
+        CreditReason: "monthly_grant" | "operator_grant" | "match_deduction" | "intro_deduction";
+        /** @description A user's credits. */
+        Credits: {
+            /**
+             * Format: int64
+             * @description The balance in credits, the sum of the user's ledger entries.
+             */
+            credits_balance: number;
+            subscription_tier: components["schemas"]["SubscriptionTier"];
+            /**
+             * Format: int32
+             * @description The credits the tier grants each calendar month (UTC).
+             */
+            monthly_grant: number;
+            /** @description When the next monthly grant is due (the first moment of next month, UTC). */
+            next_grant_at: components["schemas"]["Timestamp"];
+        };
+        /** @description One ledger transaction as it changed the user's balance (the platform's account holds the opposite entry). */
+        CreditEntry: {
+            id: components["schemas"]["Uuid"];
+            /** @description The transaction this entry is the user's side of. */
+            transaction_id: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description Credits added to the balance (positive, a grant) or taken from it (negative, a deduction).
+             */
+            amount: number;
+            reason: components["schemas"]["CreditReason"];
+            /** @description What the transaction is for, its key for repeats (the caller's, `negotiation:<id>`, `application:<id>`, or a period `YYYY-MM`). */
+            reference_id: string | null;
+            /** @description An operator's note on a grant. */
+            note: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        CreditEntryList: {
+            data: components["schemas"]["CreditEntry"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        DeductCreditsRequest: {
+            /**
+             * Format: int64
+             * @description The credits to deduct.
+             */
+            amount: number;
+            /** @description What the credits pay for. */
+            reason: components["schemas"]["DeductionReason"];
+            /** @description Your key for this deduction (letters, digits, `.`, `_`, `~`, `-`); a repeat with the same reason and key deducts nothing more. */
+            reference_id?: string;
+        };
+        CreditDeduction: {
+            /**
+             * Format: int64
+             * @description The balance now.
+             */
+            credits_balance: number;
+            entry: components["schemas"]["CreditEntry"];
+            /** @description `true` when a deduction with this reason and reference_id was made before: `entry` is that one, and nothing more was deducted. */
+            repeated: boolean;
+        };
+        CreateVouchRequest: {
+            /** @description The user you vouch for (not yourself). */
+            vouched_user_id: components["schemas"]["Uuid"];
+        };
+        /** @description A vouch, permanent once made. */
+        Vouch: {
+            voucher_user_id: components["schemas"]["Uuid"];
+            voucher_display_name: string;
+            vouched_user_id: components["schemas"]["Uuid"];
+            vouched_at: components["schemas"]["Timestamp"];
         };
         MyProfile: {
             user_id: components["schemas"]["Uuid"];
@@ -2247,12 +3111,17 @@ export interface components {
             email: string | null;
             /**
              * Format: uri
-             * @description Where to download the uploaded resume; `null` until one is uploaded.
+             * @description Where to download the uploaded resume (`GET /api/profile/{userId}/resume`, under the
+             *     server's public URL); `null` until one is uploaded (`POST /api/profile/me/resume`).
+             *     Readable by its owner and by the clients the user applied to or negotiated with.
              */
             resume_url: string | null;
             /** @description The linked GitHub account, set by signing in with GitHub. */
             github_login: string | null;
-            vouched_by: components["schemas"]["ProfileVoucher"][];
+            vouched_by: components["schemas"]["ProfileVouchedBy"];
+            vouch_count: components["schemas"]["VouchCount"];
+            review_count: components["schemas"]["ReviewCount"];
+            average_rating: components["schemas"]["AverageRating"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -2261,13 +3130,12 @@ export interface components {
             display_name: string;
             bio: string;
             skills: string[];
-            vouched_by: components["schemas"]["ProfileVoucher"][];
+            vouched_by: components["schemas"]["ProfileVouchedBy"];
+            vouch_count: components["schemas"]["VouchCount"];
+            review_count: components["schemas"]["ReviewCount"];
+            average_rating: components["schemas"]["AverageRating"];
             /** @description The linked GitHub account, or `null` when none is linked. */
-            github: null | {
-                login: string;
-                /** Format: uri */
-                url: string;
-            };
+            github: null | components["schemas"]["GithubAccount"];
             created_at: components["schemas"]["Timestamp"];
         };
         UpdateProfileRequest: {
@@ -2293,7 +3161,7 @@ export interface components {
          * @description An event type of the catalog that the channels can carry.
          * @enum {string}
          */
-        NotificationEventType: "contract.created" | "contract.updated" | "contract.expired" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.cancelled" | "milestone.funded" | "milestone.released" | "milestone.paid" | "milestone.payout_failed";
+        NotificationEventType: "contract.created" | "contract.updated" | "contract.expired" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.cancelled" | "milestone.funded" | "milestone.released" | "milestone.paid" | "milestone.payout_failed" | "webhook_endpoint.disabled" | "review.published" | "dispute.opened" | "dispute.responded" | "dispute.outcome_accepted" | "dispute.resolved";
         NotificationChannel: {
             channel: components["schemas"]["NotificationChannelName"];
             /** @description Where `email` sends (your profile's `email`); `null` for the inbox. */
@@ -2317,7 +3185,7 @@ export interface components {
             body: string;
             /**
              * Format: uri
-             * @description What it is about (the API resource, under the server's PUBLIC_URL).
+             * @description What it is about, under the server's PUBLIC_URL. A contract's page in the owners' dashboard (`/#/contracts/{id}`, where they approve, fund and release); the API resource for what has no dashboard page yet (a contract's reviews, a dispute, a webhook endpoint).
              */
             link: string;
             read: boolean;
@@ -2329,9 +3197,11 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         InboxUnreadCount: {
+            /** Format: int32 */
             unread: number;
         };
         InboxMarkedRead: {
+            /** Format: int32 */
             marked: number;
         };
         /**
@@ -2351,7 +3221,10 @@ export interface components {
          * @example USD
          */
         Currency: string;
-        /** @description An amount in cents (at most 1,000,000.00), or `null` when not stated. */
+        /**
+         * Format: int64
+         * @description An amount in cents (at most 1,000,000.00), or `null` when not stated.
+         */
         NullableAmountCents: number | null;
         /**
          * @description Skills the gig needs; trimmed, lowercased and deduplicated when stored.
@@ -2375,10 +3248,15 @@ export interface components {
             title: string;
             description: string;
             scope: string;
-            /** @description The hourly rate in cents, when stated. */
+            /**
+             * Format: int64
+             * @description The hourly rate in cents, when stated.
+             */
             rate_cents: number | null;
             compensation_type: components["schemas"]["CompensationType"];
+            /** Format: int64 */
             compensation_min_cents: number | null;
+            /** Format: int64 */
             compensation_max_cents: number | null;
             currency: components["schemas"]["Currency"];
             tags: string[];
@@ -2405,11 +3283,8 @@ export interface components {
             scope?: string;
             /** @description The hourly rate in cents. */
             rate_cents?: components["schemas"]["NullableAmountCents"];
-            /**
-             * @description `open` (the default) publishes at once; `draft` keeps it to the client.
-             * @enum {string}
-             */
-            status?: "draft" | "open";
+            /** @description `open` (the default) publishes at once; `draft` keeps it to the client. */
+            status?: components["schemas"]["InitialGigStatus"];
             tags?: components["schemas"]["GigTags"];
             /** @description Defaults to `hourly` when `rate_cents` is given, else `unknown`. */
             compensation_type?: components["schemas"]["CompensationType"];
@@ -2446,15 +3321,15 @@ export interface components {
             worker_user_id: components["schemas"]["Uuid"];
             /** @description The gig's client. */
             client_user_id: components["schemas"]["Uuid"];
-            /**
-             * @description `application`: the worker applied. `invitation`: the client shortlisted the worker directly.
-             * @enum {string}
-             */
-            origin: "application" | "invitation";
+            /** @description `application`: the worker applied. `invitation`: the client shortlisted the worker directly. */
+            origin: components["schemas"]["ApplicationOrigin"];
             status: components["schemas"]["ApplicationStatus"];
             /** @description The worker's message; empty for an invitation. */
             message: string;
-            /** @description The hourly rate in cents the worker proposes, if any. */
+            /**
+             * Format: int64
+             * @description The hourly rate in cents the worker proposes, if any.
+             */
             proposed_rate_cents: number | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -2481,7 +3356,10 @@ export interface components {
         PartyRole: "client" | "worker";
         ProposedMilestone: {
             title: string;
-            /** @description The milestone's amount in cents of the round's currency; `0` is allowed (nothing to pay). */
+            /**
+             * Format: int64
+             * @description The milestone's amount in cents of the round's currency; `0` is allowed (nothing to pay).
+             */
             amount_cents: number;
             /**
              * Format: date
@@ -2491,50 +3369,74 @@ export interface components {
         };
         RoundMilestone: {
             title: string;
+            /** Format: int64 */
             amount_cents: number;
             /** Format: date */
             due_date: string | null;
         };
-        /** @description The terms a round proposes. */
-        RoundTermsFields: {
-            /** @description The hourly rate in cents. */
-            rate_cents?: number | null;
-            hours_per_week?: number | null;
-            /**
-             * Format: date
-             * @description `YYYY-MM-DD`.
-             */
-            start_date?: string | null;
-            /** @description Days between a milestone's release and the payout to the worker (3 to 10; 7 when left open). */
-            payout_delay_days?: number | null;
+        /**
+         * Format: int64
+         * @description The hourly rate in cents.
+         */
+        RateCents: number | null;
+        /** Format: int32 */
+        HoursPerWeek: number | null;
+        /**
+         * Format: date
+         * @description `YYYY-MM-DD`.
+         */
+        TermsStartDate: string | null;
+        /**
+         * Format: int32
+         * @description Days between a milestone's release and the payout to the worker (3 to 10; 7 when left open).
+         */
+        PayoutDelayDays: number | null;
+        /** @description The milestones, in order. A round needs at least one to be agreed to. */
+        ProposedMilestones: components["schemas"]["ProposedMilestone"][];
+        RoundNotes: string;
+        /** @description A round of terms. `milestones` is required; the rest may be left out. */
+        RoundTerms: {
+            rate_cents?: components["schemas"]["RateCents"];
+            hours_per_week?: components["schemas"]["HoursPerWeek"];
+            start_date?: components["schemas"]["TermsStartDate"];
+            payout_delay_days?: components["schemas"]["PayoutDelayDays"];
             /** @description Defaults to the previous round's currency, or the gig's. */
             currency?: components["schemas"]["Currency"];
-            /** @description The milestones, in order. A round needs at least one to be agreed to. */
-            milestones?: components["schemas"]["ProposedMilestone"][];
-            notes?: string;
+            milestones: components["schemas"]["ProposedMilestones"];
+            notes?: components["schemas"]["RoundNotes"];
         };
-        /** @description A round of terms. `milestones` is required; the rest may be left out. */
-        RoundTerms: WithRequired<components["schemas"]["RoundTermsFields"], "milestones">;
         NegotiationCreate: {
             gig_id: components["schemas"]["Uuid"];
             /** @description The worker; they must be shortlisted for the gig. */
             worker_user_id: components["schemas"]["Uuid"];
         };
-        /** @description A negotiation with its first round of terms (all optional). */
+        /** @description A negotiation with its first round of terms (the terms all optional). */
         NegotiateRequest: {
             gig_id: components["schemas"]["Uuid"];
             /** @description The worker; they must be shortlisted for the gig. */
             worker_user_id: components["schemas"]["Uuid"];
-        } & components["schemas"]["RoundTermsFields"];
+            rate_cents?: components["schemas"]["RateCents"];
+            hours_per_week?: components["schemas"]["HoursPerWeek"];
+            start_date?: components["schemas"]["TermsStartDate"];
+            payout_delay_days?: components["schemas"]["PayoutDelayDays"];
+            /** @description Defaults to the gig's currency. */
+            currency?: components["schemas"]["Currency"];
+            milestones?: components["schemas"]["ProposedMilestones"];
+            notes?: components["schemas"]["RoundNotes"];
+        };
         NegotiationRound: {
             id: components["schemas"]["Uuid"];
+            /** Format: int32 */
             number: number;
             proposed_by: components["schemas"]["PartyRole"];
             proposer_user_id: components["schemas"]["Uuid"];
+            /** Format: int64 */
             rate_cents: number | null;
+            /** Format: int32 */
             hours_per_week: number | null;
             /** Format: date */
             start_date: string | null;
+            /** Format: int32 */
             payout_delay_days: number | null;
             currency: components["schemas"]["Currency"];
             milestones: components["schemas"]["RoundMilestone"][];
@@ -2556,12 +3458,7 @@ export interface components {
             rounds: components["schemas"]["NegotiationRound"][];
             /** @description While `open`, the party expected to answer the latest round (by a new round or by agreeing); `null` before the first round, after a revise until a new round is proposed (either party may), and when not open. */
             awaiting: components["schemas"]["PartyRole"] | null;
-            contact: {
-                client_shared: boolean;
-                worker_shared: boolean;
-                /** @description The other party's contact details, once they have shared them (and `null` if their profile has none). */
-                counterpart: string | null;
-            };
+            contact: components["schemas"]["ContactShare"];
             /** Format: date-time */
             agreed_at: string | null;
             /** Format: date-time */
@@ -2577,20 +3474,24 @@ export interface components {
          * @description `pending_owner_approval` (both owners must approve before `approval_deadline`, else
          *     `expired`) -> `pending_freelancer_kyc` (the worker completes KYC) -> `active` (milestones
          *     are funded and released) -> `completed` (every milestone released). A revise sends it to
-         *     `negotiation` until the parties agree again; it can be `cancelled` before it is active.
+         *     `negotiation` until the parties agree again; it can be `cancelled` before it is active. A
+         *     dispute (`POST /api/contracts/{id}/disputes`) makes an `active` contract, or a `completed`
+         *     one with payouts to make, `disputed` until it is withdrawn or its resolution settled.
          * @enum {string}
          */
         ContractStatus: "pending_owner_approval" | "pending_freelancer_kyc" | "active" | "completed" | "disputed" | "cancelled" | "expired" | "negotiation";
         /**
-         * @description `pending` -> `funding` (payment created) -> `funded` (payment confirmed) -> `released` (client) -> `paid` (payout to the worker).
+         * @description `pending` -> `funding` (payment created) -> `funded` (payment confirmed) -> `released` (client) -> `paid` (payout to the worker). A dispute's resolution may refund a `funded` or `released` milestone to the client (`refunded`), or part of it (`released`, then `paid`, with `refunded_cents`).
          * @enum {string}
          */
-        MilestoneStatus: "pending" | "funding" | "funded" | "released" | "paid";
+        MilestoneStatus: "pending" | "funding" | "funded" | "released" | "paid" | "refunded";
         Milestone: {
             id: components["schemas"]["Uuid"];
             contract_id: components["schemas"]["Uuid"];
+            /** Format: int32 */
             position: number;
             title: string;
+            /** Format: int64 */
             amount_cents: number;
             currency: components["schemas"]["Currency"];
             /** Format: date */
@@ -2607,6 +3508,11 @@ export interface components {
             payout_due_at: string | null;
             /** Format: date-time */
             paid_at: string | null;
+            /**
+             * Format: int64
+             * @description What a dispute's resolution refunded to the client (0 unless a dispute refunded it); the worker is paid `amount_cents - refunded_cents`.
+             */
+            refunded_cents: number;
         };
         Contract: {
             id: components["schemas"]["Uuid"];
@@ -2615,10 +3521,13 @@ export interface components {
             client_user_id: components["schemas"]["Uuid"];
             worker_user_id: components["schemas"]["Uuid"];
             status: components["schemas"]["ContractStatus"];
+            /** Format: int64 */
             rate_cents: number | null;
+            /** Format: int32 */
             hours_per_week: number | null;
             /** Format: date */
             start_date: string | null;
+            /** Format: int32 */
             payout_delay_days: number;
             currency: components["schemas"]["Currency"];
             milestones: components["schemas"]["Milestone"][];
@@ -2633,6 +3542,7 @@ export interface components {
             worker_approved_at: string | null;
             /** @description The notes of the latest revise. */
             revision_notes: string | null;
+            /** Format: int32 */
             revision_count: number;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -2662,7 +3572,10 @@ export interface components {
             connect_url: string | null;
         };
         ApproveRequest: {
-            /** @description The contract's `revision_count` when the owner reviewed its terms; a different current value is `409 INVALID_STATE`. */
+            /**
+             * Format: int32
+             * @description The contract's `revision_count` when the owner reviewed its terms; a different current value is `409 INVALID_STATE`.
+             */
             revision_count?: number;
         };
         ReviseRequest: {
@@ -2696,14 +3609,121 @@ export interface components {
             milestone: components["schemas"]["Milestone"];
             contract: components["schemas"]["Contract"];
         };
-        WebhookAck: {
-            /** @constant */
-            received: true;
+        /**
+         * @description `open` -> `responded` (the other party answered) -> `resolved` (both accepted the same outcome) or `withdrawn` (by the opener, while open or responded).
+         * @enum {string}
+         */
+        DisputeStatus: "open" | "responded" | "resolved" | "withdrawn";
+        /**
+         * @description Why the dispute was opened.
+         * @enum {string}
+         */
+        DisputeReason: "work_not_delivered" | "work_not_as_agreed" | "payment_withheld" | "scope_disagreement" | "other";
+        /**
+         * @description `release`: the disputed money to the worker; `refund`: back to the client; `split`: the worker gets `worker_share_percent`, the client the rest.
+         * @enum {string}
+         */
+        DisputeOutcome: "release" | "refund" | "split";
+        /**
+         * Format: int32
+         * @description For a `split`, the worker's share of each disputed milestone in percent (rounded down to the cent; the rest goes back to the client).
+         */
+        WorkerSharePercent: number;
+        CreateDisputeRequest: {
+            reason: components["schemas"]["DisputeReason"];
+            /** @description What is wrong, for the other party (and the recommendation) to read; trimmed. */
+            description: string;
+            /** @description The contract's milestones whose money is disputed (each `funded`, or `released` and not paid). */
+            milestone_ids: components["schemas"]["Uuid"][];
+        };
+        DisputeResponseRequest: {
+            /** @description The other party's answer; trimmed. */
+            text: string;
+        };
+        DisputeEvidenceRequest: {
+            /** @description The evidence, as a statement; trimmed. */
+            text: string;
+        };
+        /** @description `release` or `refund`; or `split` with the worker's share in percent. */
+        DisputeAcceptRequest: components["schemas"]["AcceptWholeOutcome"] | components["schemas"]["AcceptSplitOutcome"];
+        /** @description The outcome a party accepted, `null` until they accept one. */
+        DisputeAcceptance: {
+            outcome: components["schemas"]["DisputeOutcome"];
+            /** Format: int32 */
+            worker_share_percent: number | null;
+            accepted_at: components["schemas"]["Timestamp"];
+        } | null;
+        /**
+         * @description The latest recommendation of a language model, **advisory only** (`advisory: true`): it
+         *     binds nobody; the dispute is resolved only when both parties accept the same outcome.
+         *     `null` until one is asked for.
+         */
+        DisputeRecommendation: {
+            /** @enum {boolean} */
+            advisory: true;
+            /** @description Says that this is advice from a language model and binds nobody. */
+            notice: string;
+            outcome: components["schemas"]["DisputeOutcome"];
+            /** Format: int32 */
+            worker_share_percent: number | null;
+            /** @description Why, citing evidence by id. */
+            reasoning: string;
+            /** @description The ids of the dispute's evidence the reasoning relies on. */
+            cited_evidence_ids: components["schemas"]["Uuid"][];
+            confidence: number;
+            /** @description The model that answered. */
+            model: string;
+            created_at: components["schemas"]["Timestamp"];
+        } | null;
+        /** @description The outcome both parties accepted and how each disputed milestone's money is divided; `null` until resolved. */
+        DisputeResolution: {
+            outcome: components["schemas"]["DisputeOutcome"];
+            /** Format: int32 */
+            worker_share_percent: number | null;
+            milestones: components["schemas"]["MilestoneSettlement"][];
+            resolved_at: components["schemas"]["Timestamp"];
             /**
-             * @description `duplicate`: this event was already received; `ignored`: a type we do not act on, an account not verified yet, or an account or payment that is not ours.
-             * @enum {string}
+             * Format: date-time
+             * @description When every refund and payout order was made and the contract left `disputed`; `null` until then.
              */
-            outcome: "applied" | "duplicate" | "ignored";
+            settled_at: string | null;
+        } | null;
+        DisputeEvidence: {
+            id: components["schemas"]["Uuid"];
+            dispute_id: components["schemas"]["Uuid"];
+            author_user_id: components["schemas"]["Uuid"];
+            author_role: components["schemas"]["PartyRole"];
+            kind: components["schemas"]["EvidenceKind"];
+            /** @description The statement (`kind: text`). */
+            text: string | null;
+            /** @description The file (`kind: file`), downloadable by the parties at `url`. */
+            file: components["schemas"]["EvidenceFile"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        Dispute: {
+            id: components["schemas"]["Uuid"];
+            contract_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["DisputeStatus"];
+            reason: components["schemas"]["DisputeReason"];
+            description: string;
+            milestone_ids: components["schemas"]["Uuid"][];
+            opener_user_id: components["schemas"]["Uuid"];
+            opener_role: components["schemas"]["PartyRole"];
+            /** @description The other party's answer; `null` until they respond. */
+            response: string | null;
+            /** Format: date-time */
+            responded_at: string | null;
+            acceptances: components["schemas"]["DisputeAcceptances"];
+            recommendation: components["schemas"]["DisputeRecommendation"];
+            resolution: components["schemas"]["DisputeResolution"];
+            /** Format: int32 */
+            evidence_count: number;
+            /** @description The evidence, oldest first; only with `evidence=1`. */
+            evidence?: components["schemas"]["DisputeEvidence"][];
+            /** Format: date-time */
+            withdrawn_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
         };
         /**
          * @description `up`: relevant, ranks higher. `down`: not relevant, ranks lower. `hide`: never show it to me.
@@ -2720,9 +3740,14 @@ export interface components {
             /** @description The start of the description (at most about 280 characters); `GET /api/gigs/{id}` has all of it. */
             snippet: string;
             compensation_type: components["schemas"]["CompensationType"];
-            /** @description The hourly rate in cents, when stated. */
+            /**
+             * Format: int64
+             * @description The hourly rate in cents, when stated.
+             */
             rate_cents: number | null;
+            /** Format: int64 */
             compensation_min_cents: number | null;
+            /** Format: int64 */
             compensation_max_cents: number | null;
             currency: components["schemas"]["Currency"];
             tags: string[];
@@ -2744,20 +3769,9 @@ export interface components {
             posted_at: components["schemas"]["Timestamp"];
             /** @description The fused score, after the caller's feedback. */
             score: number;
-            score_components: {
-                /** @description Full-text relevance; `null` without searchable words in `q`. */
-                lexical: number | null;
-                /** @description Skills covered, compensation fit and freshness. */
-                structured: number;
-                /** @description Similarity in meaning; `null` when semantic ranking was not used or the gig has no embedding yet. */
-                semantic: number | null;
-            };
+            score_components: components["schemas"]["SearchScoreComponents"];
             /** @description The parts of `structured`; `null` when a part does not apply (no skills requested, no minimum pay). */
-            structured_components: {
-                skills: number | null;
-                compensation: number | null;
-                freshness: number;
-            };
+            structured_components: components["schemas"]["StructuredScoreComponents"];
             /** @description The caller's signal on this gig, if any. */
             feedback: null | components["schemas"]["FeedbackSignal"];
             /** @description Why the gig is here, as sentences. */
@@ -2784,8 +3798,11 @@ export interface components {
             title: string;
             snippet: string;
             compensation_type: components["schemas"]["CompensationType"];
+            /** Format: int64 */
             rate_cents: number | null;
+            /** Format: int64 */
             compensation_min_cents: number | null;
+            /** Format: int64 */
             compensation_max_cents: number | null;
             currency: components["schemas"]["Currency"];
             tags: string[];
@@ -2798,13 +3815,7 @@ export interface components {
             status: "open";
             posted_at: components["schemas"]["Timestamp"];
             score: number;
-            score_components: {
-                /** @description Share of the gig's tags the caller's profile skills cover. */
-                skills: number;
-                /** @description Share of the gig's tags found in the caller's history; `null` without history. */
-                history: number | null;
-                freshness: number;
-            };
+            score_components: components["schemas"]["GigRecommendationScoreComponents"];
             feedback: null | components["schemas"]["FeedbackSignal"];
             match_reasons: string[];
         };
@@ -2813,23 +3824,83 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
             notices: string[];
         };
+        CreateReviewRequest: {
+            /**
+             * Format: int32
+             * @description From 1 (worst) to 5 (best).
+             */
+            rating: number;
+            /** @description What you say of the other party (trimmed; not blank). */
+            text: string;
+        };
+        /**
+         * @description The author's role on the contract (a `client` reviews the worker, a `worker` the client).
+         * @enum {string}
+         */
+        ReviewAuthorRole: "client" | "worker";
+        /** @description A review on a contract, as its parties see it. */
+        ContractReview: {
+            id: components["schemas"]["Uuid"];
+            contract_id: components["schemas"]["Uuid"];
+            author_user_id: components["schemas"]["Uuid"];
+            author_role: components["schemas"]["ReviewAuthorRole"];
+            reviewee_user_id: components["schemas"]["Uuid"];
+            /** Format: int32 */
+            rating: number;
+            text: string;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When it was published (the other party and everyone can see it); `null` while blind. */
+            published_at: null | components["schemas"]["Timestamp"];
+        };
+        /** @description A party's view of a completed contract's reviews (double-blind). */
+        ContractReviews: {
+            contract_id: components["schemas"]["Uuid"];
+            /** @description 14 days after the contract completed. Reviews can be written until then; blind ones are published then. */
+            review_deadline: components["schemas"]["Timestamp"];
+            /** @description Whether you may still review (you have not, and the deadline has not passed). */
+            can_review: boolean;
+            /** @description Your review, or `null` until you write it. */
+            yours: null | components["schemas"]["ContractReview"];
+            /** @description The other party's review. */
+            theirs: components["schemas"]["CounterpartReview"];
+        };
+        /** @description A published review, as anyone signed in sees it on the reviewed user's profile. */
+        PublicReview: {
+            id: components["schemas"]["Uuid"];
+            /** Format: int32 */
+            rating: number;
+            text: string;
+            author_user_id: components["schemas"]["Uuid"];
+            author_display_name: string;
+            author_role: components["schemas"]["ReviewAuthorRole"];
+            gig_id: components["schemas"]["Uuid"];
+            gig_title: string;
+            created_at: components["schemas"]["Timestamp"];
+            published_at: components["schemas"]["Timestamp"];
+        };
+        PublicReviewList: {
+            data: components["schemas"]["PublicReview"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
         /** @description A worker recommended for a gig. */
         RecommendedWorker: {
             user_id: components["schemas"]["Uuid"];
             display_name: string;
             skills: string[];
             github_login: string | null;
+            /** Format: int32 */
             vouch_count: number;
+            /**
+             * Format: int32
+             * @description Published reviews they received as a worker (from clients).
+             */
+            review_count: number;
+            /** @description The average rating of those reviews, to two decimals; `null` without any. */
+            average_rating: number | null;
             /** @description Whether they already applied to the gig. */
             applied: boolean;
             score: number;
-            score_components: {
-                /** @description Share of the gig's tags their skills cover. */
-                skills: number;
-                vouches: number;
-                /** @description Reviews join the score once contract reviews exist; always `null` for now. */
-                reviews: null;
-            };
+            score_components: components["schemas"]["WorkerRecommendationScoreComponents"];
             match_reasons: string[];
         };
         RecommendedWorkerList: {
@@ -2839,23 +3910,17 @@ export interface components {
         };
         DiscoveryFeedbackRequest: {
             gig_id: components["schemas"]["Uuid"];
-            /**
-             * @description `clear` takes back the earlier signal.
-             * @enum {string}
-             */
-            signal: "up" | "down" | "hide" | "clear";
-            /**
-             * @description Where the gig was seen.
-             * @enum {string}
-             */
-            context?: "search" | "recommendation";
+            /** @description `clear` takes back the earlier signal. */
+            signal: components["schemas"]["FeedbackAction"];
+            /** @description Where the gig was seen. */
+            context?: components["schemas"]["DiscoveryContext"];
         };
         DiscoveryFeedback: {
             gig_id: components["schemas"]["Uuid"];
             /** @description The signal in force; `null` after `clear`. */
             signal: null | components["schemas"]["FeedbackSignal"];
-            /** @enum {string|null} */
-            context: "search" | "recommendation" | null;
+            /** @description Where the gig was seen, if the signal said. */
+            context: null | components["schemas"]["DiscoveryContext"];
             updated_at: components["schemas"]["Timestamp"];
         };
         /**
@@ -2870,6 +3935,7 @@ export interface components {
             status: components["schemas"]["MilestoneStatus"];
             failure_reason?: string;
             payment_id?: string;
+            /** Format: int64 */
             received_amount_cents?: number;
             received_currency?: string;
         } & {
@@ -2884,7 +3950,7 @@ export interface components {
          *     change, to the users it concerns (its audience). One type per `type`, each with its typed
          *     `data`: switch on `type`. Receivers dedupe by `id` (delivery is at least once).
          */
-        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"];
+        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"] | components["schemas"]["VouchReceivedEvent"] | components["schemas"]["ReviewPublishedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["ContractDisputedEvent"] | components["schemas"]["ContractDisputeClosedEvent"] | components["schemas"]["MilestoneRefundedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeRespondedEvent"] | components["schemas"]["DisputeEvidenceAddedEvent"] | components["schemas"]["DisputeRecommendedEvent"] | components["schemas"]["DisputeOutcomeAcceptedEvent"] | components["schemas"]["DisputeResolvedEvent"] | components["schemas"]["DisputeWithdrawnEvent"];
         /** @description `gig.created`: A gig was published or saved as a draft. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
         GigCreatedEvent: {
             id: components["schemas"]["Uuid"];
@@ -2894,6 +3960,7 @@ export interface components {
              */
             type: "gig.created";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Gig"];
         };
         /** @description `gig.updated`: Fields of a gig changed. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
@@ -2905,6 +3972,7 @@ export interface components {
              */
             type: "gig.updated";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Gig"];
         };
         /** @description `gig.published`: A draft gig was published (draft -> open). `data` is the gig as the API shows it after the change. Sent to the gig's client. */
@@ -2916,6 +3984,7 @@ export interface components {
              */
             type: "gig.published";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Gig"];
         };
         /** @description `gig.paused`: A gig stopped taking applications for a while (open -> paused). `data` is the gig as the API shows it after the change. Sent to the gig's client. */
@@ -2927,6 +3996,7 @@ export interface components {
              */
             type: "gig.paused";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Gig"];
         };
         /** @description `gig.resumed`: A paused gig is open again. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
@@ -2938,6 +4008,7 @@ export interface components {
              */
             type: "gig.resumed";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Gig"];
         };
         /** @description `gig.closed`: A gig was closed for good. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
@@ -2949,6 +4020,7 @@ export interface components {
              */
             type: "gig.closed";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Gig"];
         };
         /** @description `gig.deleted`: A gig was deleted; `data` is the gig as it was. Sent to its client and to every worker who had applied. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
@@ -2960,6 +4032,7 @@ export interface components {
              */
             type: "gig.deleted";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Gig"];
         };
         /** @description `application.submitted`: A worker applied to a gig. `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -2971,6 +4044,7 @@ export interface components {
              */
             type: "application.submitted";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Application"];
         };
         /** @description `application.shortlisted`: The client shortlisted a worker (an application, or a direct invitation). `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -2982,6 +4056,7 @@ export interface components {
              */
             type: "application.shortlisted";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Application"];
         };
         /** @description `application.rejected`: The client rejected an application. `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -2993,6 +4068,7 @@ export interface components {
              */
             type: "application.rejected";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Application"];
         };
         /** @description `application.withdrawn`: The worker withdrew their application. `data` is the application as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3004,6 +4080,7 @@ export interface components {
              */
             type: "application.withdrawn";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Application"];
         };
         /** @description `api_key.created`: An API key was created (never with its secret). `data` is the API key as the API shows it after the change. Sent to its owner (the user it belongs to). */
@@ -3015,6 +4092,7 @@ export interface components {
              */
             type: "api_key.created";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["ApiKey"];
         };
         /** @description `api_key.revoked`: An API key was revoked. `data` is the API key as the API shows it after the change. Sent to its owner (the user it belongs to). */
@@ -3026,6 +4104,7 @@ export interface components {
              */
             type: "api_key.revoked";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["ApiKey"];
         };
         /** @description `api_key.rotated`: An API key was replaced by a new one; `data` is the old key, revoked, with `replaced_by_id`. `data` is the API key as the API shows it after the change. Sent to its owner (the user it belongs to). */
@@ -3037,6 +4116,7 @@ export interface components {
              */
             type: "api_key.rotated";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["ApiKey"];
         };
         /** @description `profile.updated`: The user changed their profile. Sent to that user only. `data` is the profile as the API shows it after the change. Sent to its owner (the user it belongs to). */
@@ -3048,6 +4128,7 @@ export interface components {
              */
             type: "profile.updated";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["MyProfile"];
         };
         /** @description `negotiation.created`: A client started a negotiation with a shortlisted worker. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3059,6 +4140,7 @@ export interface components {
              */
             type: "negotiation.created";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Negotiation"];
         };
         /** @description `negotiation.round_created`: A party proposed a round of terms. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3070,6 +4152,7 @@ export interface components {
              */
             type: "negotiation.round_created";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Negotiation"];
         };
         /** @description `negotiation.agreed`: The party who did not propose the latest round agreed to it; `contract_id` names the contract. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3081,6 +4164,7 @@ export interface components {
              */
             type: "negotiation.agreed";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Negotiation"];
         };
         /** @description `negotiation.cancelled`: A party cancelled the negotiation (or its contract). `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3092,6 +4176,7 @@ export interface components {
              */
             type: "negotiation.cancelled";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Negotiation"];
         };
         /** @description `negotiation.reopened`: A revise of its contract opened the negotiation again. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3103,6 +4188,7 @@ export interface components {
              */
             type: "negotiation.reopened";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Negotiation"];
         };
         /** @description `negotiation.contact_shared`: A party shared their contact details with the other. `data` is the negotiation as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3114,6 +4200,7 @@ export interface components {
              */
             type: "negotiation.contact_shared";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Negotiation"];
         };
         /** @description `contract.created`: An agreed negotiation became a contract, waiting for both owners' approval. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3125,6 +4212,7 @@ export interface components {
              */
             type: "contract.created";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.updated`: After a revise, the parties agreed again: the contract has new terms and a new approval deadline. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3136,6 +4224,7 @@ export interface components {
              */
             type: "contract.updated";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.approved`: One owner approved the contract. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3147,6 +4236,7 @@ export interface components {
              */
             type: "contract.approved";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.pending_freelancer_kyc`: Both owners approved; the worker must now complete identity checks. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3158,6 +4248,7 @@ export interface components {
              */
             type: "contract.pending_freelancer_kyc";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.active`: The worker is verified: the contract binds and milestones can be funded. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3169,6 +4260,7 @@ export interface components {
              */
             type: "contract.active";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.revised`: A party sent the contract back to negotiation; approvals were cleared. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3180,6 +4272,7 @@ export interface components {
              */
             type: "contract.revised";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.expired`: The approval deadline passed before both owners approved. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3191,6 +4284,7 @@ export interface components {
              */
             type: "contract.expired";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.cancelled`: A party cancelled the contract before it became binding. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3202,6 +4296,7 @@ export interface components {
              */
             type: "contract.cancelled";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `contract.completed`: Every milestone was released. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3213,6 +4308,7 @@ export interface components {
              */
             type: "contract.completed";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
         };
         /** @description `milestone.funding`: The client started funding a milestone: a payment was created. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3224,6 +4320,7 @@ export interface components {
              */
             type: "milestone.funding";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Milestone"];
         };
         /** @description `milestone.funded`: The payment was confirmed (or a zero amount needed none). `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3235,6 +4332,7 @@ export interface components {
              */
             type: "milestone.funded";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Milestone"];
         };
         /** @description `milestone.payment_failed`: A payment attempt failed; `data.failure_reason` says why. The client may retry with the same client secret. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3246,6 +4344,7 @@ export interface components {
              */
             type: "milestone.payment_failed";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["MilestonePaymentIssue"];
         };
         /** @description `milestone.payout_failed`: The payout of a released milestone failed on every retry; `data.failure_reason` says so. The milestone stays `released`: the money is still owed, and the payout is sent again once the cause is fixed (then `milestone.paid`). `data` is the milestone as the API shows it. Sent to both parties: the client and the worker. */
@@ -3257,6 +4356,7 @@ export interface components {
              */
             type: "milestone.payout_failed";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["MilestonePaymentIssue"];
         };
         /** @description `milestone.payment_mismatch`: The provider reported a successful payment whose amount or currency differs from the milestone's; nothing was funded, and the parties (or an operator) must settle it. `data` is the milestone with what was received. Sent to both parties: the client and the worker. */
@@ -3268,6 +4368,7 @@ export interface components {
              */
             type: "milestone.payment_mismatch";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["MilestonePaymentIssue"];
         };
         /** @description `milestone.released`: The client released the milestone; the payout is due at `payout_due_at`. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3279,6 +4380,7 @@ export interface components {
              */
             type: "milestone.released";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Milestone"];
         };
         /** @description `milestone.paid`: The payout to the worker was made. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
@@ -3290,7 +4392,44 @@ export interface components {
              */
             type: "milestone.paid";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Milestone"];
+        };
+        /** @description `vouch.received`: Someone vouched for the user. `data` is the vouch. Sent to the user vouched for. */
+        VouchReceivedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "vouch.received";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Vouch"];
+        };
+        /** @description `review.published`: A review of the user was published (both parties of the contract reviewed, or its review period ended). `data` is the review. Sent to the reviewed user. */
+        ReviewPublishedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "review.published";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["ContractReview"];
+        };
+        /** @description `credits.granted`: Credits were granted to the user (the tier's monthly grant, or an operator's). `data` is the user's ledger entry. Sent to the user. */
+        CreditsGrantedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credits.granted";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["CreditEntry"];
         };
         /** @description `webhook_endpoint.disabled`: A webhook endpoint was disabled by delivery (410 Gone, or 5 days of failures). `data` is the endpoint as the API shows it after the change. Sent to its owner. */
         WebhookEndpointDisabledEvent: {
@@ -3301,7 +4440,128 @@ export interface components {
              */
             type: "webhook_endpoint.disabled";
             created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
             data: components["schemas"]["WebhookEndpoint"];
+        };
+        /** @description `contract.disputed`: A party opened a dispute: the contract is `disputed`; nothing is funded, released or paid out of it until the dispute is withdrawn or its resolution settled. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractDisputedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.disputed";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.dispute_closed`: The contract left `disputed`: its dispute was withdrawn, or its resolution was settled. It is `completed` when every milestone is settled, else `active`; held payouts are sent. `data` is the contract as the API shows it after the change. Sent to both parties: the client and the worker. */
+        ContractDisputeClosedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.dispute_closed";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `milestone.refunded`: A disputes resolution refunded the milestones money to the client at the payment provider: all of it (`refunded`), or the clients part of a split (`released`, the workers part paid out next); `refunded_cents` says how much. `data` is the milestone as the API shows it after the change. Sent to both parties: the client and the worker. */
+        MilestoneRefundedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "milestone.refunded";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Milestone"];
+        };
+        /** @description `dispute.opened`: A party opened a dispute over the contracts escrowed money; the other party can respond. `data` is the dispute as the API shows it (without its evidence list). Sent to both parties: the client and the worker. */
+        DisputeOpenedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.opened";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Dispute"];
+        };
+        /** @description `dispute.responded`: The party the dispute was opened against responded; the parties can now ask for a recommendation and accept an outcome. `data` is the dispute as the API shows it (without its evidence list). Sent to both parties: the client and the worker. */
+        DisputeRespondedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.responded";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Dispute"];
+        };
+        /** @description `dispute.evidence_added`: A party added evidence (a statement or a file) to a dispute. `data` is the evidence. Sent to both parties: the client and the worker. */
+        DisputeEvidenceAddedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.evidence_added";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["DisputeEvidence"];
+        };
+        /** @description `dispute.recommended`: A language models advisory recommendation was stored on the dispute (it binds nobody). `data` is the dispute as the API shows it (without its evidence list). Sent to both parties: the client and the worker. */
+        DisputeRecommendedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.recommended";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Dispute"];
+        };
+        /** @description `dispute.outcome_accepted`: A party accepted an outcome the other party has not accepted (yet); the other party can accept the same to resolve the dispute. `data` is the dispute as the API shows it (without its evidence list). Sent to both parties: the client and the worker. */
+        DisputeOutcomeAcceptedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.outcome_accepted";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Dispute"];
+        };
+        /** @description `dispute.resolved`: Both parties accepted the same outcome: the dispute is `resolved`, and its refunds and payouts follow (`resolution.settled_at` once made). `data` is the dispute as the API shows it (without its evidence list). Sent to both parties: the client and the worker. */
+        DisputeResolvedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.resolved";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Dispute"];
+        };
+        /** @description `dispute.withdrawn`: The opener withdrew the dispute; nothing was refunded or released, and the contract returns. `data` is the dispute as the API shows it (without its evidence list). Sent to both parties: the client and the worker. */
+        DisputeWithdrawnEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.withdrawn";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Dispute"];
         };
         /** @description A webhook endpoint as listed; the signing secret is never included. */
         WebhookEndpoint: {
@@ -3318,11 +4578,8 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             disabled_at: string | null;
-            /**
-             * @description `gone`: the receiver answered 410. `failing`: every attempt failed for 5 days. `manual`: disabled by its owner.
-             * @enum {string|null}
-             */
-            disabled_reason: "gone" | "failing" | "manual" | null;
+            /** @description Why it is disabled; `null` while enabled. */
+            disabled_reason: null | components["schemas"]["WebhookDisabledReason"];
             /**
              * Format: date-time
              * @description The first failed attempt since the last successful one; null while deliveries succeed.
@@ -3346,8 +4603,7 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             disabled_at: string | null;
-            /** @enum {string|null} */
-            disabled_reason: "gone" | "failing" | "manual" | null;
+            disabled_reason: null | components["schemas"]["WebhookDisabledReason"];
             /** Format: date-time */
             failing_since: string | null;
             /** Format: date-time */
@@ -3389,7 +4645,10 @@ export interface components {
             since: string;
         };
         WebhookQueued: {
-            /** @description How many delivery attempts were queued. */
+            /**
+             * Format: int32
+             * @description How many delivery attempts were queued.
+             */
             queued: number;
         };
         /** @description One attempt to deliver one message to one endpoint. */
@@ -3403,12 +4662,19 @@ export interface components {
             event_id: string;
             /** @description The event's type, or `webhook.test` for a test message. */
             event_type: string;
-            /** @description This message's attempts to this endpoint so far, this one included. */
+            /**
+             * Format: int32
+             * @description This message's attempts to this endpoint so far, this one included.
+             */
             attempt: number;
             /** @description The receiver answered 2xx in time. */
             succeeded: boolean;
-            /** @description The receiver's HTTP status; null when none came. */
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; null when none came.
+             */
             status_code: number | null;
+            /** Format: int32 */
             duration_ms: number;
             /** @description The first 1 KiB of the response body. */
             response_excerpt: string | null;
@@ -3425,6 +4691,170 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             next_cursor: components["schemas"]["NextCursor"];
         };
+        ErrorDetail: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description What went wrong, for a person to read. */
+            message: string;
+            /** @description Each invalid field, for `VALIDATION_FAILED`; empty otherwise. */
+            issues: components["schemas"]["ErrorIssue"][];
+        };
+        ErrorIssue: {
+            /** @description Where the invalid value is, e.g. `body.title` or `query.limit`. */
+            path: string;
+            message: string;
+        };
+        ContactShare: {
+            client_shared: boolean;
+            worker_shared: boolean;
+            /** @description The other party's contact details, once they have shared them (and `null` if their profile has none). */
+            counterpart: string | null;
+        };
+        MilestoneSettlement: {
+            milestone_id: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description Paid out to the worker.
+             */
+            worker_cents: number;
+            /**
+             * Format: int64
+             * @description Refunded to the client at the payment provider.
+             */
+            refund_cents: number;
+        };
+        EvidenceFile: {
+            content_type: components["schemas"]["UploadContentType"];
+            /** Format: int64 */
+            size_bytes: number;
+            /** @description Hex SHA-256 of the file. */
+            sha256: string;
+            /** Format: uri */
+            url: string;
+        } | null;
+        DisputeAcceptances: {
+            client: components["schemas"]["DisputeAcceptance"];
+            worker: components["schemas"]["DisputeAcceptance"];
+        };
+        SearchScoreComponents: {
+            /** @description Full-text relevance; `null` without searchable words in `q`. */
+            lexical: number | null;
+            /** @description Skills covered, compensation fit and freshness. */
+            structured: number;
+            /** @description Similarity in meaning; `null` when semantic ranking was not used or the gig has no embedding yet. */
+            semantic: number | null;
+        };
+        StructuredScoreComponents: {
+            skills: number | null;
+            compensation: number | null;
+            freshness: number;
+        };
+        GigRecommendationScoreComponents: {
+            /** @description Share of the gig's tags the caller's profile skills cover. */
+            skills: number;
+            /** @description Share of the gig's tags found in the caller's history; `null` without history. */
+            history: number | null;
+            freshness: number;
+        };
+        WorkerRecommendationScoreComponents: {
+            /** @description Share of the gig's tags their skills cover. */
+            skills: number;
+            vouches: number;
+            /** @description Their ratings as a worker, averaged with 3 neutral ratings (0.5); `null` without reviews (the score then counts 0.5). */
+            reviews: number | null;
+        };
+        CounterpartReview: {
+            /** @description `submitted`: written but blind to you until you review too, or until the deadline. */
+            status: components["schemas"]["CounterpartReviewStatus"];
+            /** @description Their review once published; `null` before. */
+            review: null | components["schemas"]["ContractReview"];
+        };
+        /** @enum {string} */
+        HealthStatus: "ok" | "unavailable";
+        /** @enum {string} */
+        DeductionReason: "match_deduction" | "intro_deduction";
+        GithubAccount: {
+            login: string;
+            /** Format: uri */
+            url: string;
+        };
+        /** @enum {string} */
+        InitialGigStatus: "draft" | "open";
+        /** @enum {string} */
+        ApplicationOrigin: "application" | "invitation";
+        /** @description All of the disputed money to one side. */
+        AcceptWholeOutcome: {
+            outcome: components["schemas"]["WholeOutcome"];
+        };
+        /** @description The disputed money divided; the worker gets `worker_share_percent`. */
+        AcceptSplitOutcome: {
+            /** @enum {string} */
+            outcome: "split";
+            worker_share_percent: components["schemas"]["WorkerSharePercent"];
+        };
+        /** @enum {string} */
+        EvidenceKind: "text" | "file";
+        /**
+         * @description A file type the API accepts in uploads, decided by the file's content.
+         * @enum {string}
+         */
+        UploadContentType: "application/pdf" | "image/png" | "image/jpeg" | "image/webp";
+        /**
+         * @description A feedback signal, or `clear` to take it back.
+         * @enum {string}
+         */
+        FeedbackAction: "up" | "down" | "hide" | "clear";
+        /** @enum {string} */
+        DiscoveryContext: "search" | "recommendation";
+        /**
+         * @description `gone`: the receiver answered 410. `failing`: every attempt failed for 5 days. `manual`: disabled by its owner.
+         * @enum {string}
+         */
+        WebhookDisabledReason: "gone" | "failing" | "manual";
+        /** @enum {string} */
+        CounterpartReviewStatus: "not_submitted" | "submitted" | "published";
+        /**
+         * @default any
+         * @enum {string}
+         */
+        GigOwnerFilter: "me" | "any";
+        /**
+         * Format: int32
+         * @description `1` includes the part; `0` leaves it out.
+         * @default 0
+         * @enum {integer}
+         */
+        IncludeFlag: 0 | 1;
+        ResumeUpload: {
+            /**
+             * Format: binary
+             * @description The file, at most 5 MB; a PDF, PNG, JPEG or WebP by its content.
+             */
+            resume: string;
+        };
+        EvidenceUpload: {
+            /**
+             * Format: binary
+             * @description The file, at most 5 MB; a PDF, PNG, JPEG or WebP by its content.
+             */
+            file: string;
+        };
+        /**
+         * @description `release`: all of it to the worker. `refund`: all of it back to the client.
+         * @enum {string}
+         */
+        WholeOutcome: "release" | "refund";
+        /**
+         * @description Who made the change: the user, and the API key they used (with its hosted agent), so an
+         *     owner sees which of their agents did what; `api_key_id` is `null` when the change was made
+         *     in the browser (a session). `null` when the platform made it (a job, the payment provider,
+         *     an operator).
+         */
+        EventActor: {
+            user_id: components["schemas"]["Uuid"];
+            /** Format: uuid */
+            api_key_id: string | null;
+            hosted_agent_id: string | null;
+        } | null;
     };
     responses: {
         /** @description The request is invalid; `issues` names each field. */
@@ -3447,7 +4877,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -3470,7 +4900,28 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description `INSUFFICIENT_CREDITS`: the caller's balance is smaller than what this costs; nothing was
+         *     done. `GET /api/credits` shows the balance; credits come with the tier's monthly grant.
+         */
+        InsufficientCredits: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "INSUFFICIENT_CREDITS",
+                 *         "message": "this costs 2 credits and the balance is 1",
+                 *         "issues": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The caller is known but may not do this (wrong role; a key where a browser session is needed; a cookie-authenticated change sent from another site). */
@@ -3488,7 +4939,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No such resource, or one the caller may not see. */
@@ -3506,7 +4957,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -3527,7 +4978,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is larger than the server accepts. */
@@ -3545,7 +4996,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is not of a content type this operation accepts. */
@@ -3563,7 +5014,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The Idempotency-Key was already used with a different request. */
@@ -3581,7 +5032,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -3606,7 +5057,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description An error on our side; no detail is given. Quote the `x-request-id` header. */
@@ -3624,7 +5075,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The payment provider failed or timed out; nothing was changed here, and a retry is safe. */
@@ -3642,7 +5093,61 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description `RECOMMENDATION_FAILED`: the language model's endpoint failed, or answered something that is not a valid recommendation; nothing was changed. */
+        RecommendationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RECOMMENDATION_FAILED",
+                 *         "message": "the model answered something that is not a valid recommendation (confidence must be a number from 0 to 1); nothing was changed",
+                 *         "issues": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description `RECOMMENDATION_UNAVAILABLE`: this server has no language model configured (`LLM_URL`); there is no recommendation, and none is made up. */
+        RecommendationUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RECOMMENDATION_UNAVAILABLE",
+                 *         "message": "recommendations are not available on this server: no language model is configured (LLM_URL); none is made up",
+                 *         "issues": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description `RECOMMENDATION_TIMEOUT`: the language model did not answer in time; nothing was changed. */
+        RecommendationTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RECOMMENDATION_TIMEOUT",
+                 *         "message": "the model did not answer within 30000 ms; nothing was changed",
+                 *         "issues": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
@@ -3669,6 +5174,8 @@ export interface components {
         ContractIdPath: components["schemas"]["Uuid"];
         /** @description The milestone's id (one of the contract's). */
         MilestoneIdPath: components["schemas"]["Uuid"];
+        /** @description The dispute's id. */
+        DisputeIdPath: components["schemas"]["Uuid"];
         /** @description The webhook endpoint's id. */
         WebhookIdPath: components["schemas"]["Uuid"];
     };
@@ -3921,6 +5428,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -3972,6 +5481,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -4010,9 +5521,13 @@ export interface operations {
                      *       "vouched_by": [
                      *         {
                      *           "user_id": "0190a5b1-1111-7e4f-8a1b-2c3d4e5f6a7b",
-                     *           "display_name": "Charles Babbage"
+                     *           "display_name": "Charles Babbage",
+                     *           "vouched_at": "2026-11-20T09:00:00.000Z"
                      *         }
                      *       ],
+                     *       "vouch_count": 1,
+                     *       "review_count": 3,
+                     *       "average_rating": 4.67,
                      *       "created_at": "2026-11-21T12:00:00.000Z",
                      *       "updated_at": "2026-11-21T12:30:00.000Z"
                      *     }
@@ -4072,6 +5587,9 @@ export interface operations {
                      *       "resume_url": null,
                      *       "github_login": "ada",
                      *       "vouched_by": [],
+                     *       "vouch_count": 0,
+                     *       "review_count": 0,
+                     *       "average_rating": null,
                      *       "created_at": "2026-11-21T12:00:00.000Z",
                      *       "updated_at": "2026-11-21T12:30:00.000Z"
                      *     }
@@ -4080,6 +5598,229 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "confirm": "delete my account"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeleteAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account is deleted; what ended with it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "gigs_closed": 2,
+                     *       "applications_withdrawn": 1,
+                     *       "negotiations_cancelled": 1,
+                     *       "contracts_cancelled": 0,
+                     *       "api_keys_revoked": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountDeletion"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    uploadResume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ResumeUpload"];
+            };
+        };
+        responses: {
+            /** @description The caller's profile, with `resume_url` set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "display_name": "Ada Lovelace",
+                     *       "bio": "Analytical engines and the agents that run on them.",
+                     *       "skills": [
+                     *         "rust",
+                     *         "wasm",
+                     *         "technical writing"
+                     *       ],
+                     *       "portfolio_website_url": "https://ada.example",
+                     *       "contact_details": "ada@example.com",
+                     *       "email": "ada@example.com",
+                     *       "resume_url": "http://localhost:3000/api/profile/0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b/resume",
+                     *       "github_login": "ada",
+                     *       "vouched_by": [],
+                     *       "vouch_count": 0,
+                     *       "review_count": 0,
+                     *       "average_rating": null,
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyProfile"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            /** @description The file is over 5 MB, or the body over 5 MB plus 64 KB; the connection is closed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "the file is larger than allowed: a file may be at most 5242880 bytes (5 MB)",
+                     *         "issues": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `multipart/form-data`, or the file is not a PDF, PNG, JPEG or WebP by its content. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "the file starts as application/pdf but holds HTML markup; a file must be a PDF or a PNG, JPEG or WebP image of at most 5 MB",
+                     *         "issues": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's profile, with `resume_url` null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "display_name": "Ada Lovelace",
+                     *       "bio": "Analytical engines and the agents that run on them.",
+                     *       "skills": [
+                     *         "rust",
+                     *         "wasm",
+                     *         "technical writing"
+                     *       ],
+                     *       "portfolio_website_url": "https://ada.example",
+                     *       "contact_details": "ada@example.com",
+                     *       "email": "ada@example.com",
+                     *       "resume_url": null,
+                     *       "github_login": "ada",
+                     *       "vouched_by": [],
+                     *       "vouch_count": 0,
+                     *       "review_count": 0,
+                     *       "average_rating": null,
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "updated_at": "2026-11-21T12:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyProfile"];
+                };
+            };
+            /** @description The request carries a body that is not valid JSON (this operation takes none). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_FAILED",
+                     *         "message": "Body is not valid JSON but content-type is set to 'application/json'",
+                     *         "issues": [
+                     *           {
+                     *             "path": "body",
+                     *             "message": "Body is not valid JSON but content-type is set to 'application/json'"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4119,9 +5860,13 @@ export interface operations {
                      *       "vouched_by": [
                      *         {
                      *           "user_id": "0190a5b1-1111-7e4f-8a1b-2c3d4e5f6a7b",
-                     *           "display_name": "Charles Babbage"
+                     *           "display_name": "Charles Babbage",
+                     *           "vouched_at": "2026-11-20T09:00:00.000Z"
                      *         }
                      *       ],
+                     *       "vouch_count": 1,
+                     *       "review_count": 3,
+                     *       "average_rating": 4.67,
                      *       "github": {
                      *         "login": "ada",
                      *         "url": "https://github.com/ada"
@@ -4139,11 +5884,304 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listProfileReviews: {
+        parameters: {
+            query?: {
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The reviewed user's id. */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of published reviews, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5c1-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+                     *           "rating": 5,
+                     *           "text": "Clear brief, quick answers, paid on time.",
+                     *           "author_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *           "author_display_name": "Grace Hopper",
+                     *           "author_role": "worker",
+                     *           "gig_id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "gig_title": "Build a Rust CLI for log parsing",
+                     *           "created_at": "2026-12-20T10:00:00.000Z",
+                     *           "published_at": "2026-12-21T08:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicReviewList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user whose resume it is. */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="resume.pdf"` (the extension of its type). */
+                    "Content-Disposition"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: "nosniff";
+                    /** @description `default-src 'none'; sandbox`. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `private, no-store`: who may read it can change. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createVouch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "vouched_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateVouchRequest"];
+            };
+        };
+        responses: {
+            /** @description The vouch is recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "voucher_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *       "voucher_display_name": "Ada Lovelace",
+                     *       "vouched_user_id": "0190a5b2-9e5f-7a6b-8c7d-4e5f6a7b8c9d",
+                     *       "vouched_at": "2026-11-21T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vouch"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getCredits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance and the tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credits_balance": 17,
+                     *       "subscription_tier": "free",
+                     *       "monthly_grant": 20,
+                     *       "next_grant_at": "2026-12-01T00:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Credits"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deductCredits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 3,
+                 *       "reason": "match_deduction",
+                 *       "reference_id": "match-2026-11-21-0042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeductCreditsRequest"];
+            };
+        };
+        responses: {
+            /** @description The credits are deducted (or were, by the first request with this reason and reference). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credits_balance": 14,
+                     *       "repeated": false,
+                     *       "entry": {
+                     *         "id": "0190a5c9-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *         "transaction_id": "0190a5c9-1a2a-7c3d-8e4f-5a6b7c8d9e0f",
+                     *         "amount": -3,
+                     *         "reason": "match_deduction",
+                     *         "reference_id": "match-2026-11-21-0042",
+                     *         "note": null,
+                     *         "created_at": "2026-11-21T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditDeduction"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            402: components["responses"]["InsufficientCredits"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listCreditTransactions: {
+        parameters: {
+            query?: {
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's entries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5c9-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "transaction_id": "0190a5c9-1a2a-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "amount": -2,
+                     *           "reason": "intro_deduction",
+                     *           "reference_id": "negotiation:0190a5b5-3c4d-7e5f-8a6b-7c8d9e0f1a2b",
+                     *           "note": null,
+                     *           "created_at": "2026-11-21T12:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "0190a5b1-0a1b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "transaction_id": "0190a5b1-0a1a-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "amount": 20,
+                     *           "reason": "monthly_grant",
+                     *           "reference_id": "2026-11",
+                     *           "note": null,
+                     *           "created_at": "2026-11-01T00:03:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditEntryList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     listGigs: {
         parameters: {
             query?: {
                 /** @description `me`: only gigs the caller is the client of. `any`: every gig the caller can see. */
-                owner?: "me" | "any";
+                owner?: components["schemas"]["GigOwnerFilter"];
                 /** @description Only gigs in this status. Default `open` with `owner=any`; every status with `owner=me`. */
                 status?: components["schemas"]["GigStatus"];
                 /** @description The most items to return. */
@@ -4370,9 +6408,11 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4639,6 +6679,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            402: components["responses"]["InsufficientCredits"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -4785,6 +6826,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            402: components["responses"]["InsufficientCredits"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -5167,6 +7209,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5205,6 +7249,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5240,9 +7286,12 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            402: components["responses"]["InsufficientCredits"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5439,6 +7488,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5481,6 +7532,85 @@ export interface operations {
             502: components["responses"]["PaymentProviderError"];
         };
     };
+    getContractReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's view of the contract's reviews. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractReviews"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createContractReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rating": 5,
+                 *       "text": "Clear brief, quick answers, paid on time."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The review is recorded (and published, if the other party had reviewed). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractReviews"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     fundMilestone: {
         parameters: {
             query?: never;
@@ -5516,6 +7646,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5557,70 +7689,443 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
-    stripeWebhook: {
+    createDispute: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Stripe's signature of the raw body (`t=...,v1=...`). */
-                "Stripe-Signature"?: string;
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
-            path?: never;
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
             cookie?: never;
         };
         requestBody: {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_1QxYz",
-                 *       "object": "event",
-                 *       "type": "payment_intent.succeeded",
-                 *       "data": {
-                 *         "object": {
-                 *           "id": "pi_3QxYz",
-                 *           "object": "payment_intent",
-                 *           "amount": 120000,
-                 *           "currency": "usd",
-                 *           "metadata": {
-                 *             "milestone_id": "0190a5b4-2b3c-7d4e-8f5a-6b7c8d9e0f1a"
-                 *           }
-                 *         }
-                 *       }
+                 *       "reason": "work_not_as_agreed",
+                 *       "description": "The parser fails on half of the sample logs we agreed it must handle.",
+                 *       "milestone_ids": [
+                 *         "0190a5b4-2b3c-7d4e-8f5a-6b7c8d9e0f1a"
+                 *       ]
                  *     }
                  */
-                "application/json": {
-                    id: string;
-                    object?: string;
-                    type: string;
-                    data?: Record<string, never>;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["CreateDisputeRequest"];
             };
         };
         responses: {
-            /** @description The event was received. */
+            /** @description The dispute, `open`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: {
+                /** @description `1` includes the evidence list (`evidence`); `0` or absent leaves it out. */
+                evidence?: components["schemas"]["IncludeFlag"];
+            };
+            header?: never;
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    respondToDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "The sample logs changed after we agreed; the parser handles the agreed set."
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The dispute, `responded`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    addDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Of the 40 agreed sample files, 19 fail with \"unexpected token\" (see the attached run)."
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeEvidenceRequest"];
+            };
+        };
+        responses: {
+            /** @description The evidence as recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeEvidence"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    uploadDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["EvidenceUpload"];
+            };
+        };
+        responses: {
+            /** @description The evidence as recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeEvidence"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            /** @description The file is over 5 MB, or the body over 5 MB plus 64 KB; the connection is closed. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "received": true,
-                     *       "outcome": "applied"
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "the file is larger than allowed: a file may be at most 5242880 bytes (5 MB)",
+                     *         "issues": []
+                     *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookAck"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `multipart/form-data`, or the file is not a PDF, PNG, JPEG or WebP by its content. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "the file is text/plain; a file must be a PDF or a PNG, JPEG or WebP image of at most 5 MB",
+                     *         "issues": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getDisputeEvidenceFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+                /** @description The evidence's id (one of the dispute's). */
+                evidenceId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="evidence-<id>.pdf"` (the extension of its type). */
+                    "Content-Disposition"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: "nosniff";
+                    /** @description `default-src 'none'; sandbox`. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `private, no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
                 };
             };
             400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    withdrawDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute, `withdrawn`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    requestDisputeRecommendation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute with its new `recommendation`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            502: components["responses"]["RecommendationFailed"];
+            503: components["responses"]["RecommendationUnavailable"];
+            504: components["responses"]["RecommendationTimeout"];
+        };
+    };
+    acceptDisputeOutcome: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
+                 *     safe: see "Retries" above.
+                 * @example 5f1c0d2e-create-gig-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute's id. */
+                id: components["parameters"]["DisputeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "split",
+                 *       "worker_share_percent": 60
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The dispute, with the caller's acceptance (and its resolution when both agree). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -5658,6 +8163,11 @@ export interface operations {
                      *           "id": "0190a5b6-4d5e-7f6a-8b7c-9d0e1f2a3b4c",
                      *           "type": "gig.closed",
                      *           "created_at": "2026-11-21T12:00:00.000Z",
+                     *           "actor": {
+                     *             "user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
+                     *             "api_key_id": "0190a5b2-8d4e-7f5a-9b2c-3d4e5f6a7b8c",
+                     *             "hosted_agent_id": "claude-code"
+                     *           },
                      *           "data": {
                      *             "id": "0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
                      *             "client_user_id": "0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b",
@@ -5724,7 +8234,9 @@ export interface operations {
                      *             "milestone.funded",
                      *             "milestone.released",
                      *             "milestone.paid",
-                     *             "milestone.payout_failed"
+                     *             "milestone.payout_failed",
+                     *             "webhook_endpoint.disabled",
+                     *             "review.published"
                      *           ],
                      *           "customized": false
                      *         },
@@ -5835,7 +8347,7 @@ export interface operations {
                      *           "type": "contract.created",
                      *           "title": "Approve your contract with Grace Hopper: \"Build a Rust CLI\"",
                      *           "body": "Your agent agreed on terms with Grace Hopper. Nothing binds until both owners approve: approve by Mon, 23 Nov 2026, 13:00 UTC, or the contract expires.",
-                     *           "link": "https://gigs.example.com/api/contracts/0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
+                     *           "link": "https://gigs.example.com/#/contracts/0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
                      *           "read": false,
                      *           "read_at": null,
                      *           "created_at": "2026-11-21T13:00:00.000Z"
@@ -5912,7 +8424,7 @@ export interface operations {
                      *       "type": "contract.created",
                      *       "title": "Approve your contract with Grace Hopper: \"Build a Rust CLI\"",
                      *       "body": "Your agent agreed on terms with Grace Hopper. Nothing binds until both owners approve: approve by Mon, 23 Nov 2026, 13:00 UTC, or the contract expires.",
-                     *       "link": "https://gigs.example.com/api/contracts/0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
+                     *       "link": "https://gigs.example.com/#/contracts/0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
                      *       "read": true,
                      *       "read_at": "2026-11-21T13:05:00.000Z",
                      *       "created_at": "2026-11-21T13:00:00.000Z"
@@ -5926,6 +8438,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5965,6 +8479,8 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -6179,15 +8695,18 @@ export interface operations {
                      *           ],
                      *           "github_login": "ada",
                      *           "vouch_count": 2,
+                     *           "review_count": 12,
+                     *           "average_rating": 4.83,
                      *           "applied": false,
-                     *           "score": 0.91,
+                     *           "score": 0.8767,
                      *           "score_components": {
                      *             "skills": 1,
                      *             "vouches": 0.4,
-                     *             "reviews": null
+                     *             "reviews": 0.8667
                      *           },
                      *           "match_reasons": [
                      *             "has 2 of the gig's 2 skills: rust, cli",
+                     *             "rated 4.8 from 12 reviews",
                      *             "vouched for by 2 people"
                      *           ]
                      *         }
@@ -6450,6 +8969,8 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -6559,6 +9080,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -6613,6 +9136,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -6712,6 +9237,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -7873,7 +10400,381 @@ export interface operations {
             };
         };
     };
+    onVouchReceived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onReviewPublished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewPublishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCreditsGranted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditsGrantedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractDisputed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractDisputedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractDisputeClosed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractDisputeClosedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMilestoneRefunded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MilestoneRefundedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeOpened: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeResponded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeRespondedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeEvidenceAdded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeEvidenceAddedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeRecommended: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeRecommendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeOutcomeAccepted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeOutcomeAcceptedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeResolved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeWithdrawn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeWithdrawnEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
-type WithRequired<T, K extends keyof T> = T & {
-    [P in K]-?: T[P];
-};

@@ -26,7 +26,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * What makes two requests "the same": method, URL and body, the body with its keys sorted, so a
- * retry that serialises the same JSON in another order (agents do) is still the same request.
+ * retry that serialises the same JSON in another order (agents do) is still the same request. An
+ * uploaded file (multipart, read before this hook by src/http/uploads.ts) enters as the SHA-256 of
+ * its bytes (UploadedFile.toJSON): another file under the same key is another request.
  */
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')

@@ -13,9 +13,11 @@
 //      refused here (429), before authentication could read the database;
 //   3. authenticate; when that refuses (401, or 403 for a credential this operation does not
 //      take), take 1 from the address budget and answer the refusal;
-//   4. take the operation's cost from the credential's budget, 429 when spent.
+//   4. take the operation's cost from the credential's budget, 429 when spent (from the address's
+//      when credentials are optional and none came: security `{}`, the resume download).
 // Routes outside the API (browser pages, /docs) spend 1 from the address budget in a root
-// onRequest hook (outsideApi); unknown paths are answered 404 without it, having cost nothing. An operation whose cost is 0 (GET /api/health, polled
+// onRequest hook (outsideApi), but for the dashboard's static files (rateLimitCost 0); unknown
+// paths are answered 404 without it, having cost nothing. An operation whose cost is 0 (GET /api/health, polled
 // by load balancers) is not limited at all.
 //
 // Cost: an operation's `x-rate-limit-cost` in openapi.yaml (default 1), put in the route config
@@ -191,7 +193,9 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
           }
           throw err;
         }
-        const principal = request.principal!;
+        const principal = request.principal;
+        // No credentials where they are optional: the address pays, as for a public operation.
+        if (!principal) return spend(request, reply, address, cost);
         const bucket: Bucket =
           principal.kind === 'api_key'
             ? { policy: 'credential', key: `api_key:${principal.apiKeyId}`, max: settings.perCredential, who: 'this API key' }
@@ -200,8 +204,10 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
       };
     },
     async outsideApi(request, reply) {
-      // The API's own hook counts its operations; an unknown path is answered 404 with no work done.
-      if (request.routeOptions.config.operationId || request.is404) return;
+      // The API's own hook counts its operations; an unknown path is answered 404 with no work done;
+      // a route of cost 0 (the dashboard's static files, served from memory) is not limited.
+      const { config } = request.routeOptions;
+      if (config.operationId || request.is404 || config.rateLimitCost === 0) return;
       await spend(request, reply, addressBucket(request), 1);
     },
   };

@@ -27,7 +27,11 @@ function makeAjv(coerce: boolean) {
 const coercing = makeAjv(true);
 const strict = makeAjv(false);
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+/** A multipart body is a stream, checked while it is read (src/http/uploads.ts), not by its schema. */
+const checkedWhenRead = () => true;
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart, contentType }) => {
+  if (httpPart === 'body' && contentType === 'multipart/form-data') return checkedWhenRead;
   const ajv = httpPart === 'body' ? strict : coercing;
   return ajv.compile(schema as object) as never;
 };
@@ -56,9 +60,6 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
     if (e.keyword === 'required') (field += `.${(e.params as { missingProperty: string }).missingProperty}`), (message = 'is required');
     else if (e.keyword === 'additionalProperties')
       (field += `.${(e.params as { additionalProperty: string }).additionalProperty}`), (message = 'is not a known field');
-    // unevaluatedProperties: the same for schemas composed with allOf (e.g. NegotiateRequest).
-    else if (e.keyword === 'unevaluatedProperties')
-      (field += `.${(e.params as { unevaluatedProperty: string }).unevaluatedProperty}`), (message = 'is not a known field');
     else if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;

@@ -44,6 +44,15 @@ export interface CreateTransferInput {
   paymentId?: string;
 }
 
+export interface CreateRefundInput {
+  milestoneId: string;
+  /** The payment that funded the milestone. */
+  paymentId: string;
+  /** All of the payment, or part of it (a dispute's split). */
+  amountCents: number;
+  currency: string;
+}
+
 /**
  * What a webhook (or the sandbox's own pages) tells the lifecycle. `eventId` is the provider's
  * event id: the lifecycle records it to apply each event once, whatever the delivery count.
@@ -83,6 +92,11 @@ export interface PaymentProvider {
   getPayment(paymentId: string): Promise<Payment>;
   /** The payout to the worker's account (idempotency key `gm-payout-<milestoneId>`). */
   createTransfer(input: CreateTransferInput): Promise<{ transferId: string }>;
+  /**
+   * Gives the client back all or part of a milestone's payment, for a dispute's resolution
+   * (idempotency key `gm-refund-<milestoneId>`: a milestone is refunded once).
+   */
+  refund(input: CreateRefundInput): Promise<{ refundId: string }>;
   /**
    * Verifies the signature over the raw request body (before any JSON parsing) and maps the event.
    * Throws WebhookSignatureError (400) for a missing, wrong or stale signature or a malformed body.
@@ -153,6 +167,7 @@ export const idempotencyKeys = {
   account: (userId: string) => `gm-acct-${userId}`,
   payment: (milestoneId: string) => `gm-fund-${milestoneId}`,
   transfer: (milestoneId: string) => `gm-payout-${milestoneId}`,
+  refund: (milestoneId: string) => `gm-refund-${milestoneId}`,
 };
 
 /** Ties a milestone's payment and payout together in Stripe's dashboard (transfer_group). */

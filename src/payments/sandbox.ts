@@ -18,6 +18,7 @@ export const SANDBOX_PREFIX = {
   account: 'acct_sandbox_',
   payment: 'pi_sandbox_',
   transfer: 'tr_sandbox_',
+  refund: 're_sandbox_',
   event: 'evt_sandbox_',
 } as const;
 
@@ -147,6 +148,12 @@ export function createSandboxProvider(options: SandboxOptions): SandboxPaymentPr
     async createTransfer({ milestoneId, destinationAccountId }) {
       if (!isAccountId(destinationAccountId)) throw missing('create the payout');
       return { transferId: SANDBOX_PREFIX.transfer + milestoneHex(milestoneId) };
+    },
+
+    async refund({ milestoneId, paymentId, amountCents }) {
+      if (!Number.isInteger(amountCents) || amountCents <= 0) throw new Error(`refund needs a positive integer amount, got ${amountCents}`);
+      if (milestoneIdOf(paymentId) !== milestoneId || !paymentId.startsWith(SANDBOX_PREFIX.payment)) throw missing('refund the payment');
+      return { refundId: SANDBOX_PREFIX.refund + milestoneHex(milestoneId) };
     },
 
     parseWebhook(rawBody, signatureHeader) {

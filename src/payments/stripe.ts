@@ -1,5 +1,6 @@
 // The Stripe provider, with the real stripe-node SDK: Connect Express accounts and account links
-// for worker KYC, a PaymentIntent per milestone, a transfer per payout, signed webhooks.
+// for worker KYC, a PaymentIntent per milestone, a transfer per payout, a refund per disputed
+// milestone given back to the client, signed webhooks.
 // Separate charges and transfers: the platform charges the client, then transfers to the worker.
 import Stripe from 'stripe';
 import type { StripeSettings } from '../config.ts';
@@ -243,6 +244,18 @@ export function createStripeProvider(settings: StripeSettings, options: StripePr
         ),
       );
       return { transferId: transfer.id };
+    },
+
+    async refund({ milestoneId, paymentId, amountCents }) {
+      if (!Number.isInteger(amountCents) || amountCents <= 0) throw new Error(`refund needs a positive integer amount, got ${amountCents}`);
+      // A partial refund of the PaymentIntent's charge; a split's transfer of the rest then draws on what is left of it.
+      const refund = await call('refund the payment', () =>
+        stripe.refunds.create(
+          { payment_intent: paymentId, amount: amountCents, metadata: { milestone_id: milestoneId } },
+          { idempotencyKey: idempotencyKeys.refund(milestoneId) },
+        ),
+      );
+      return { refundId: refund.id };
     },
 
     parseWebhook(rawBody, signatureHeader) {

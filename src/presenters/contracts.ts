@@ -12,11 +12,12 @@ export function presentMilestone(m: MilestoneRow) {
     amount_cents: m.amountCents,
     currency: m.currency,
     due_date: m.dueDate,
-    status: m.status as 'pending' | 'funding' | 'funded' | 'released' | 'paid',
+    status: m.status,
     funded_at: iso(m.fundedAt),
     released_at: iso(m.releasedAt),
     payout_due_at: iso(m.payoutDueAt),
     paid_at: iso(m.paidAt),
+    refunded_cents: m.refundedCents,
   };
 }
 

@@ -6,5 +6,6 @@ export type ApiEvent = components['schemas']['Event'];
 
 /** `data` was stored as the API showed the resource when the event was written, so it has its type's shape. */
 export function presentEvent(e: EventRow): ApiEvent {
-  return { id: e.id, type: e.type, created_at: e.createdAt.toISOString(), data: e.data } as ApiEvent;
+  const actor = e.actorUserId ? { user_id: e.actorUserId, api_key_id: e.actorApiKeyId, hosted_agent_id: e.actorHostedAgentId } : null;
+  return { id: e.id, type: e.type, created_at: e.createdAt.toISOString(), actor, data: e.data } as ApiEvent;
 }

@@ -1,10 +1,11 @@
 // Recommendations' SQL: gigs for a worker (profile skills and history) and workers for a gig
-// (skills, vouches; reviews once they exist). Formulas mirror src/search/recommendations.ts.
+// (skills, published reviews, vouches). Formulas mirror src/search/recommendations.ts and scoring.ts.
 import { and, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { rowsOf, textArray } from '../../db/sql.ts';
 import { FEEDBACK_EFFECT, type FeedbackSignal, type GigRecommendationWeights, type WorkerRecommendationWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
+import { RATING_MAX, RATING_MIN } from '../domain/review.ts';
 
 const f8 = (n: number) => sql`${n}::float8`;
 
@@ -133,13 +134,17 @@ export interface RecommendedWorkerRow {
   github_login: string | null;
   skills_fit: number;
   vouches: number;
+  /** Published reviews received as a worker (written by clients), and the sum of their ratings. */
+  review_count: number;
+  rating_sum: number;
   applied: boolean;
   score: number;
 }
 
 /**
- * Users whose profile skills cover the gig's tags, except its client; vouches add trust.
- * Reviews join here once they exist (see src/search/recommendations.ts, reviewsComponent).
+ * Users whose profile skills cover the gig's tags, except its client; the ratings clients gave
+ * them (published reviews only) and vouches add trust. The reviews fit is scoring.ts's reviewsFit,
+ * with the neutral prior for a worker without reviews.
  */
 export async function recommendWorkerRows(db: Executor, plan: WorkerRecommendationPlan): Promise<RecommendedWorkerRow[]> {
   const w = plan.weights;
@@ -149,6 +154,8 @@ export async function recommendWorkerRows(db: Executor, plan: WorkerRecommendati
     plan.gigTags.map((f) => sql`(u.skills && ${textArray(f)})::int`),
     sql` + `,
   );
+  const reviewsFit = sql`((rating_sum - review_count * ${f8(RATING_MIN)}) / ${f8(RATING_MAX - RATING_MIN)} + ${f8(w.reviewsPrior * w.reviewsPriorCount)})
+    / (review_count + ${f8(w.reviewsPriorCount)})`;
   return rowsOf<RecommendedWorkerRow>(
     db,
     sql`
@@ -156,14 +163,20 @@ export async function recommendWorkerRows(db: Executor, plan: WorkerRecommendati
       select u.id, u.display_name, u.skills, u.github_login,
         (${covered})::float8 / ${f8(n)} as skills_fit,
         (select count(*) from vouches v where v.vouched_user_id = u.id)::int as vouches,
+        rv.review_count, rv.rating_sum,
         exists (select 1 from applications a where a.gig_id = ${plan.gigId}::uuid and a.worker_user_id = u.id) as applied
       from users u
+      cross join lateral (
+        select count(*)::int as review_count, coalesce(sum(r.rating), 0)::int as rating_sum from reviews r
+        where r.reviewee_user_id = u.id and r.published_at is not null and r.author_role = 'client'
+      ) rv
       where u.skills && ${textArray(forms)} and u.id <> ${plan.clientUserId}::uuid
       offset 0
     ),
     scored as (
-      select base.*, (${f8(w.skills)} * skills_fit + ${f8(w.vouches)} * (vouches::float8 / (vouches + ${f8(w.vouchesHalfPoint)})))
-        / ${f8(w.skills + w.vouches)} as score
+      select base.*, (${f8(w.skills)} * skills_fit + ${f8(w.reviews)} * ${reviewsFit}
+        + ${f8(w.vouches)} * (vouches::float8 / (vouches + ${f8(w.vouchesHalfPoint)})))
+        / ${f8(w.skills + w.reviews + w.vouches)} as score
       from base offset 0
     )
     select * from scored ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int`,

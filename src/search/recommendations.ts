@@ -1,7 +1,7 @@
 // Recommendations (docs/architecture.md §8): gigs for the calling worker, from their profile skills and history
-// (gigs they applied to, negotiated or marked relevant); workers for a client's gig, from skills
-// and vouches, and reviews once they exist. There is no labelled set for these, so the weights
-// are a judgment: skills first, then history or trust, freshness last.
+// (gigs they applied to, negotiated or marked relevant); workers for a client's gig, from skills,
+// the reviews clients published of them, and vouches. There is no labelled set for these, so the
+// weights are a judgment: skills first, then history or trust, freshness last.
 import type { Db } from '../../db/client.ts';
 import { getUser } from '../../db/repositories/users.ts';
 import {
@@ -11,7 +11,7 @@ import {
   type RecommendedGigRow,
   type RecommendedWorkerRow,
 } from './recommendations-sql.ts';
-import type { GigRecommendationWeights, WorkerRecommendationWeights } from './scoring.ts';
+import { reviewsFit, type GigRecommendationWeights, type WorkerRecommendationWeights } from './scoring.ts';
 import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
 import { ageReason, feedbackReason } from './reasons.ts';
 import { skillForms } from './skills.ts';
@@ -23,16 +23,31 @@ export const GIG_RECOMMENDATION_WEIGHTS: GigRecommendationWeights = {
   freshness: 0.15,
   freshnessHalfLifeDays: 30,
 };
-/** vouches n count as n / (n + vouchesHalfPoint): 3 vouches are half of what vouches can add. */
-export const WORKER_RECOMMENDATION_WEIGHTS: WorkerRecommendationWeights = { skills: 0.75, vouches: 0.25, vouchesHalfPoint: 3 };
+/**
+ * vouches n count as n / (n + vouchesHalfPoint): 3 vouches are half of what vouches can add.
+ * Reviews (what clients who paid for the work said) weigh more than vouches (which cost nothing).
+ */
+export const WORKER_RECOMMENDATION_WEIGHTS: WorkerRecommendationWeights = {
+  skills: 0.6,
+  reviews: 0.25,
+  vouches: 0.15,
+  vouchesHalfPoint: 3,
+  reviewsPriorCount: 3,
+  reviewsPrior: 0.5,
+};
 
 /**
- * The hook for reviews: once published contract reviews exist, a worker's average rating (scaled
- * to [0,1]) becomes a third component of recommendWorkerRows beside skills and vouches. Until
- * then there is nothing to add, and responses say `reviews: null`.
+ * The reviews component of a worker's score: the published ratings clients gave them, as
+ * scoring.ts's reviewsFit; null without reviews (the score counts the neutral prior then).
  */
-export function reviewsComponent(): null {
-  return null;
+export function reviewsComponent(r: { review_count: number; rating_sum: number }): number | null {
+  return reviewsFit(r.review_count, r.rating_sum, WORKER_RECOMMENDATION_WEIGHTS);
+}
+
+/** `rated 4.8 from 12 reviews`, or null without reviews. */
+export function reviewsReason(r: { review_count: number; rating_sum: number }): string | null {
+  if (!r.review_count) return null;
+  return `rated ${(r.rating_sum / r.review_count).toFixed(1)} from ${r.review_count} ${r.review_count === 1 ? 'review' : 'reviews'}`;
 }
 
 const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
@@ -125,6 +140,8 @@ export async function recommendWorkers(
   const present = (r: RecommendedWorkerRow) => {
     const has = covered(r.skills, gigSkills);
     const reasons = [`has ${has.length} of the gig's ${gig.tags.length} skills: ${has.join(', ')}`];
+    const rated = reviewsReason(r);
+    if (rated) reasons.push(rated);
     if (r.vouches) reasons.push(`vouched for by ${r.vouches} ${r.vouches === 1 ? 'person' : 'people'}`);
     if (r.applied) reasons.push('already applied to this gig');
     return {
@@ -133,12 +150,14 @@ export async function recommendWorkers(
       skills: r.skills,
       github_login: r.github_login,
       vouch_count: r.vouches,
+      review_count: r.review_count,
+      average_rating: r.review_count ? Math.round((r.rating_sum / r.review_count) * 100) / 100 : null,
       applied: r.applied,
       score: round(r.score)!,
       score_components: {
         skills: round(r.skills_fit)!,
         vouches: round(r.vouches / (r.vouches + WORKER_RECOMMENDATION_WEIGHTS.vouchesHalfPoint))!,
-        reviews: reviewsComponent(),
+        reviews: round(reviewsComponent(r)),
       },
       match_reasons: reasons,
     };

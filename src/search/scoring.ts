@@ -43,6 +43,7 @@ export const FEEDBACK_EFFECT = { upLift: 0.3, downFactor: 0.5 } as const;
 
 export type { FeedbackSignal } from '../domain/feedback.ts';
 import type { FeedbackSignal } from '../domain/feedback.ts';
+import { RATING_MAX, RATING_MIN } from '../domain/review.ts';
 
 export function lexicalScore(rank: number, w: RankingWeights): number {
   return rank > 0 ? rank / (rank + w.lexicalSaturation) : 0;
@@ -143,9 +144,26 @@ export interface GigRecommendationWeights {
   freshness: number;
   freshnessHalfLifeDays: number;
 }
-/** How a worker recommendation weighs skills covered and vouches. */
+/** How a worker recommendation weighs skills covered, published reviews and vouches. */
 export interface WorkerRecommendationWeights {
   skills: number;
+  reviews: number;
   vouches: number;
   vouchesHalfPoint: number;
+  /** Reviews' fit is their average rating fit averaged with this many neutral ratings (`reviewsPrior`). */
+  reviewsPriorCount: number;
+  /** The fit of a neutral rating (3 stars of 5), and of a worker without reviews. */
+  reviewsPrior: number;
+}
+
+/**
+ * The reviews component: the worker's rating fits ((rating - 1) / 4) averaged with
+ * `reviewsPriorCount` neutral ones, so that one 5-star review moves it less than twenty; null
+ * without reviews (the score then counts the neutral prior).
+ */
+export function reviewsFit(count: number, ratingSum: number, w: Pick<WorkerRecommendationWeights, 'reviewsPriorCount' | 'reviewsPrior'>) {
+  if (count === 0) return null;
+  return (
+    ((ratingSum - count * RATING_MIN) / (RATING_MAX - RATING_MIN) + w.reviewsPrior * w.reviewsPriorCount) / (count + w.reviewsPriorCount)
+  );
 }

@@ -1,5 +1,6 @@
 // Applications: a worker applies, the client shortlists (also directly: an invitation) or rejects,
-// the worker withdraws. Every change writes its event in the same transaction.
+// the worker withdraws. Every change writes its event in the same transaction; shortlisting costs
+// the client a match (src/services/credits.ts), charged in that transaction too.
 import type { Context } from '../context.ts';
 import { ApiError, conflict, forbidden, notFound, validationFailed } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
@@ -21,6 +22,7 @@ import {
 import { getUser } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
 import { applicationEvent } from './events.ts';
+import { chargeForMatch } from './credits.ts';
 
 type Db = Pick<Context, 'db'>;
 type ApplicationPage = PageQuery & { status?: ApplicationStatus };
@@ -105,11 +107,14 @@ export async function shortlistWorker(
       status: 'shortlisted',
     });
     if (invited) {
+      await chargeForMatch(tx, { clientUserId: callerId, applicationId: invited.id });
       await applicationEvent(tx, 'application.shortlisted', invited, callerId, callerId);
       return { application: invited, clientUserId: callerId, created: true };
     }
     const existing = (await findApplicationOfWorker(tx, gig.id, workerId))!;
-    return { application: await applyTransition(tx, existing, callerId, 'shortlist', callerId), clientUserId: callerId, created: false };
+    const shortlisted = await applyTransition(tx, existing, callerId, 'shortlist', callerId);
+    await chargeForMatch(tx, { clientUserId: callerId, applicationId: shortlisted.id });
+    return { application: shortlisted, clientUserId: callerId, created: false };
   });
 }
 
@@ -140,6 +145,9 @@ export async function changeStatus(
     if (role !== actorOf[action])
       throw forbidden(`only the ${actorOf[action] === 'client' ? "gig's client" : 'worker'} can ${action} an application`);
     if (action === 'shortlist') assertAllowsShortlisting(a.gigStatus);
-    return { application: await applyTransition(tx, a, a.clientUserId, action, callerId), clientUserId: a.clientUserId };
+    const changed = await applyTransition(tx, a, a.clientUserId, action, callerId);
+    // A match costs the client; too small a balance (402) rolls the shortlisting back.
+    if (action === 'shortlist') await chargeForMatch(tx, { clientUserId: a.clientUserId, applicationId: a.id });
+    return { application: changed, clientUserId: a.clientUserId };
   });
 }

@@ -61,6 +61,11 @@ export async function approve(ctx: Context, callerId: string, contractId: string
     // The worker's account first, then the contract: the order the KYC webhook locks them in
     // (workerVerified, below), so a verification committing meanwhile is seen, and no deadlock.
     const account = await accountsRepo.lockPaymentAccount(tx, before.workerUserId, ctx.payments.name);
+    // The negotiation between them, in the lock order: a second update of the contract in this
+    // transaction re-checks its foreign key (Postgres does when the row's version is our own),
+    // which takes a share lock on the negotiation; a revise holding the negotiation and waiting
+    // for the contract would otherwise deadlock with us.
+    await negotiationsRepo.lockNegotiation(tx, before.negotiationId);
     const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
     if (!contract) throw notFound('contract');
     const step = move(contract, 'approve');

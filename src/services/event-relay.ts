@@ -38,8 +38,15 @@ export interface EventRelay {
   stop(): Promise<void>;
 }
 
-/** Runs the relay in this process until stopped. Failures are logged and retried at the next wake-up. */
-export async function startEventRelay(ctx: Pick<Context, 'db' | 'database' | 'log'>, subscribers: EventSubscriber[]): Promise<EventRelay> {
+/**
+ * Runs the relay in this process until stopped. Failures are logged and retried at the next wake-up.
+ * `afterDispatch` runs once events have been dispatched and committed (the jobs they caused exist).
+ */
+export async function startEventRelay(
+  ctx: Pick<Context, 'db' | 'database' | 'log'>,
+  subscribers: EventSubscriber[],
+  afterDispatch: () => void = () => {},
+): Promise<EventRelay> {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -53,7 +60,7 @@ export async function startEventRelay(ctx: Pick<Context, 'db' | 'database' | 'lo
       do {
         again = false;
         try {
-          await dispatchPending(ctx, subscribers);
+          if (await dispatchPending(ctx, subscribers)) afterDispatch();
         } catch (err) {
           ctx.log.error({ err }, 'event relay: dispatch failed; retried at the next wake-up');
         }

@@ -3,7 +3,7 @@
 import type { Context } from '../context.ts';
 import type { EventSubscriber } from './event-relay.ts';
 import { notificationSubscriber } from './notifications.ts';
-import { webhookSubscriber } from './webhooks.ts';
+import { webhookSubscriber } from './webhook-delivery.ts';
 
 export function eventSubscribers(ctx: Context): EventSubscriber[] {
   return [notificationSubscriber(ctx), webhookSubscriber(ctx)];

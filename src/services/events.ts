@@ -19,7 +19,15 @@ import { presentApplication } from '../presenters/applications.ts';
 import { presentApiKey } from '../presenters/api-keys.ts';
 import { presentWebhookEndpoint } from '../presenters/webhooks.ts';
 import type { WebhookEndpointRow } from '../../db/repositories/webhooks.ts';
+import type { ReviewRow } from '../../db/repositories/reviews.ts';
+import type { VouchRow } from '../../db/repositories/vouches.ts';
+import { presentContractReview } from '../presenters/reviews.ts';
+import { presentVouch } from '../presenters/vouches.ts';
+import type { CreditEntryView } from '../../db/repositories/credits.ts';
+import { presentCreditEntry } from '../presenters/credits.ts';
+import type { DisputeView, EvidenceView } from '../presenters/disputes.ts';
 import { newId } from '../ids.ts';
+import { actingCredentialOf } from '../auth/acting.ts';
 
 type Actor = string | null;
 
@@ -33,7 +41,18 @@ function record(
   subject: EventSubject,
   data: unknown,
 ) {
-  return recordEvent(tx, { id: newId(), type, resourceType, resourceId, actorUserId, audienceUserIds: audienceOf(type, subject), data });
+  const credential = actingCredentialOf(actorUserId);
+  return recordEvent(tx, {
+    id: newId(),
+    type,
+    resourceType,
+    resourceId,
+    actorUserId,
+    actorApiKeyId: credential?.apiKeyId ?? null,
+    actorHostedAgentId: credential?.hostedAgentId ?? null,
+    audienceUserIds: audienceOf(type, subject),
+    data,
+  });
 }
 
 export function gigEvent(tx: Executor, type: EventType, gig: GigRow, actorUserId: Actor) {
@@ -93,4 +112,37 @@ export async function negotiationEvent(tx: Executor, type: EventType, negotiatio
   ]);
   const data = presentNegotiation(negotiation, rounds, { contractId: contract?.id ?? null, contractRoundId: contract?.roundId ?? null });
   await record(tx, type, 'negotiation', negotiation.id, actorUserId, negotiation, data);
+}
+
+/** `vouch.received`, to the user vouched for; its resource is that user (a vouch has no id of its own). */
+export function vouchEvent(tx: Executor, vouch: VouchRow, voucherDisplayName: string) {
+  return record(
+    tx,
+    'vouch.received',
+    'user',
+    vouch.vouchedUserId,
+    vouch.voucherUserId,
+    { ownerUserId: vouch.vouchedUserId },
+    presentVouch(vouch, voucherDisplayName),
+  );
+}
+
+/** `review.published`, to the reviewed user: the review as the contract's parties see it. */
+export function reviewEvent(tx: Executor, type: EventType, review: ReviewRow, actorUserId: Actor) {
+  return record(tx, type, 'review', review.id, actorUserId, { ownerUserId: review.revieweeUserId }, presentContractReview(review));
+}
+
+/** `credits.granted`, to the user granted (by the monthly schedule or an operator: no actor). */
+export function creditsGrantedEvent(tx: Executor, entry: CreditEntryView) {
+  return record(tx, 'credits.granted', 'credit_entry', entry.id, null, { ownerUserId: entry.userId }, presentCreditEntry(entry));
+}
+
+/** A dispute event, to both parties of its contract: the dispute as the API shows it (without its evidence list). */
+export function disputeEvent(tx: Executor, type: EventType, contract: ContractRow, dispute: DisputeView, actorUserId: Actor) {
+  return record(tx, type, 'dispute', dispute.id, actorUserId, contract, dispute);
+}
+
+/** `dispute.evidence_added`, to both parties: the evidence as the API shows it. */
+export function disputeEvidenceEvent(tx: Executor, contract: ContractRow, evidence: EvidenceView, actorUserId: Actor) {
+  return record(tx, 'dispute.evidence_added', 'dispute_evidence', evidence.id, actorUserId, contract, evidence);
 }

@@ -3,14 +3,14 @@
 // idempotency keys derived from the milestone, and happen before our writes, so a repeat — also
 // a concurrent one — returns the same payment, and a provider failure changes nothing here.
 import { setTimeout } from 'node:timers/promises';
-import type { Executor } from '../../db/client.ts';
+import type { Executor, Tx } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.ts';
 import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { PaymentProviderError } from '../payments/provider.ts';
 import { transition } from '../domain/state-machine.ts';
-import { milestoneTransitions, type MilestoneAction } from '../domain/milestone.ts';
+import { milestoneTransitions, SETTLED_MILESTONE_STATUSES, type MilestoneAction } from '../domain/milestone.ts';
 import { requireRole } from '../domain/parties.ts';
 import { move as moveContract } from './contracts.ts';
 import { contractEvent, milestoneEvent } from './events.ts';
@@ -152,6 +152,17 @@ export function payoutRetries(payoutDaySeconds: number) {
   return { retryLimit: 10, retryDelay: Math.max(1, Math.round(payoutDaySeconds / 1440)), retryBackoff: true };
 }
 
+/** Enqueues the payout of a released milestone, due at `startAfter`, in the caller's transaction. */
+export async function schedulePayout(ctx: Pick<Context, 'jobs' | 'config'>, tx: Tx, milestoneId: string, startAfter: Date) {
+  await enqueueInTransaction(
+    ctx.jobs,
+    tx,
+    PAYOUT_QUEUE,
+    { milestone_id: milestoneId },
+    { startAfter, singletonKey: milestoneId, ...payoutRetries(ctx.config.payoutDaySeconds) },
+  );
+}
+
 /**
  * The client releases a funded milestone. The payout is scheduled payout_delay_days later by a
  * pg-boss job enqueued in the same transaction; when every milestone is released the contract
@@ -170,20 +181,10 @@ export async function release(ctx: Context, callerId: string, contractId: string
     const payoutDueAt = new Date(releasedAt.getTime() + contract!.payoutDelayDays * ctx.config.payoutDaySeconds * 1000);
     const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, releasedAt, payoutDueAt });
     await milestoneEvent(tx, step.event, contract!, updated, callerId);
-    await enqueueInTransaction(
-      ctx.jobs,
-      tx,
-      PAYOUT_QUEUE,
-      { milestone_id: milestone.id },
-      {
-        startAfter: payoutDueAt,
-        singletonKey: milestone.id,
-        ...payoutRetries(ctx.config.payoutDaySeconds),
-      },
-    );
+    await schedulePayout(ctx, tx, milestone.id, payoutDueAt);
     let finalContract = contract!;
     const all = await contractsRepo.listMilestones(tx, [contractId]);
-    if (all.every((m) => m.status === 'released' || m.status === 'paid')) {
+    if (all.every((m) => SETTLED_MILESTONE_STATUSES.includes(m.status))) {
       const done = moveContract(contract!, 'complete');
       finalContract = await contractsRepo.updateContract(tx, contractId, { status: done.to, completedAt: new Date() });
       await contractEvent(tx, done.event, finalContract, callerId);
@@ -192,19 +193,29 @@ export async function release(ctx: Context, callerId: string, contractId: string
   });
 }
 
+/**
+ * What a payout run did: paid (or found paid), or held because the contract is disputed: no payout
+ * of a disputed contract is made; the job re-schedules it (holdPayout) and the dispute's end sends
+ * the payouts then due.
+ */
+export type PayoutOutcome = 'paid' | 'held' | 'skipped';
+
 /** The payout job: transfer to the worker's account, then mark the milestone paid. Idempotent. */
-export async function payout(ctx: Pick<Context, 'db' | 'payments'>, milestoneId: string): Promise<void> {
+export async function payout(ctx: Pick<Context, 'db' | 'payments'>, milestoneId: string): Promise<PayoutOutcome> {
   const found = await contractsRepo.getMilestoneWithContract(ctx.db, milestoneId);
-  if (!found || found.milestone.status !== 'released') return; // already paid
+  if (!found || found.milestone.status !== 'released') return 'skipped'; // already paid, or refunded
   const { milestone, contract } = found;
+  if (contract.status === 'disputed') return 'held';
+  // A dispute's split refunded the client's part: the worker is paid the rest.
+  const amountCents = milestone.amountCents - milestone.refundedCents;
   let transferId: string | null = null;
-  if (milestone.amountCents > 0) {
+  if (amountCents > 0) {
     const account = await accountsRepo.getPaymentAccount(ctx.db, contract.workerUserId, ctx.payments.name);
     if (!account)
       throw new Error(`worker ${contract.workerUserId} has no ${ctx.payments.name} account for payout of milestone ${milestone.id}`);
     ({ transferId } = await ctx.payments.createTransfer({
       milestoneId: milestone.id,
-      amountCents: milestone.amountCents,
+      amountCents,
       currency: milestone.currency,
       destinationAccountId: account.accountId,
       paymentId: milestone.paymentId ?? undefined,
@@ -217,6 +228,16 @@ export async function payout(ctx: Pick<Context, 'db' | 'payments'>, milestoneId:
     const updated = await contractsRepo.updateMilestone(tx, locked.id, { status: step.to, transferId, paidAt: new Date() });
     await milestoneEvent(tx, step.event, contract, updated, null);
   });
+  return 'paid';
+}
+
+/** How long a held payout waits before it looks again: one "hour" of a payout day (an hour with real days). */
+export const payoutHoldSeconds = (payoutDaySeconds: number) => Math.max(1, Math.round(payoutDaySeconds / 24));
+
+/** A payout held by a dispute is asked again later (nothing is lost; the dispute's end also sends it). */
+export async function holdPayout(ctx: Pick<Context, 'db' | 'jobs' | 'config'>, milestoneId: string): Promise<void> {
+  const later = new Date(Date.now() + payoutHoldSeconds(ctx.config.payoutDaySeconds) * 1000);
+  await ctx.db.transaction((tx) => schedulePayout(ctx, tx, milestoneId, later));
 }
 
 /**

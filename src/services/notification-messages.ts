@@ -2,21 +2,24 @@
 // link under PUBLIC_URL) and email (the templates of src/notifications/templates.ts). Pure but for
 // its input: the caller looks up the names the event's data lacks (the gig's title, the other party).
 import type { ContractView } from '../presenters/contracts.ts';
+import type { ContractReviewView } from '../presenters/reviews.ts';
+import type { DisputeView } from '../presenters/disputes.ts';
 import type { NotifiableEventType } from '../domain/notifications.ts';
 import * as templates from '../notifications/templates.ts';
 import type { RenderedEmail } from '../notifications/templates.ts';
+import { dashboardContractUrl } from '../dashboard/links.ts';
 
 type MilestoneView = ContractView['milestones'][number] & { failure_reason?: string | null };
 
 export interface MessageInput {
   publicUrl: string;
-  /** The event's data: the contract (contract.*) or the milestone (milestone.*) as the API shows it. */
+  /** The event's data: the contract (contract.*), the milestone (milestone.*), the review (review.*) or the endpoint (webhook_endpoint.*) as the API shows it. */
   data: unknown;
   /** Who the message is for. */
   recipientId: string;
-  /** The contract's gig title. */
+  /** The contract's gig title (empty for an event about no contract). */
   contractTitle: string;
-  /** The other party's display name. */
+  /** The other party's display name (empty for an event about no contract). */
   counterparty: string;
   /** The contract (for milestone events, the milestone's contract), when known. */
   contract?: ContractView | undefined;
@@ -29,7 +32,14 @@ export interface Notification {
   email: RenderedEmail;
 }
 
-export const contractLink = (publicUrl: string, contractId: string) => `${publicUrl}/api/contracts/${contractId}`;
+// Reviews and disputes have no dashboard page yet: their links are the API's resources.
+const reviewsLink = (publicUrl: string, contractId: string) => `${publicUrl}/api/contracts/${contractId}/reviews`;
+
+/** A quote of the review's text for a one-line body: at most 200 characters, on one line. */
+function quote(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
 
 /** The email's first paragraph, as the inbox body (one line, no link: the message has its own). */
 function summary(email: RenderedEmail): string {
@@ -45,7 +55,7 @@ const fromEmail = (email: RenderedEmail, link: string, body?: string): Notificat
 
 function awaitingApproval(input: MessageInput, c: ContractView): Notification | null {
   if (c.status !== 'pending_owner_approval' || !c.approval_deadline) return null;
-  const link = contractLink(input.publicUrl, c.id);
+  const link = dashboardContractUrl(input.publicUrl, c.id);
   const deadline = new Date(c.approval_deadline);
   const email = templates.contractAwaitingApproval({
     terms: {
@@ -70,8 +80,47 @@ function milestoneNotice(input: MessageInput, m: MilestoneView) {
     milestoneTitle: m.title,
     amountCents: m.amount_cents,
     currency: m.currency,
-    link: contractLink(input.publicUrl, m.contract_id),
+    link: dashboardContractUrl(input.publicUrl, m.contract_id),
   };
+}
+
+const disputeLink = (publicUrl: string, disputeId: string) => `${publicUrl}/api/disputes/${disputeId}`;
+
+const REASONS: Record<DisputeView['reason'], string> = {
+  work_not_delivered: 'the work was not delivered',
+  work_not_as_agreed: 'the work is not as agreed',
+  payment_withheld: 'payment is withheld',
+  scope_disagreement: 'the scope is disputed',
+  other: 'another reason',
+};
+
+function outcomeText(a: { outcome: string; worker_share_percent: number | null }): string {
+  if (a.outcome === 'split') return `a split, ${a.worker_share_percent}% to the worker and the rest back to the client`;
+  return a.outcome === 'release' ? 'release to the worker' : 'a refund to the client';
+}
+
+type Role = 'client' | 'worker';
+const otherRole = (role: Role): Role => (role === 'client' ? 'worker' : 'client');
+
+/** A dispute message, or null when `concerns` says this recipient (by their role) is not the one to tell. */
+function disputeNotice(
+  i: MessageInput,
+  concerns: (d: DisputeView, role: Role) => boolean,
+  text: (d: DisputeView, role: Role) => { title: string; body: string },
+): Notification | null {
+  const d = i.data as DisputeView;
+  const role: Role = i.recipientId === d.opener_user_id ? d.opener_role : otherRole(d.opener_role);
+  if (!concerns(d, role)) return null;
+  const { title, body } = text(d, role);
+  const link = disputeLink(i.publicUrl, d.id);
+  return { title, body, link, email: plainEmail(title, body, link, 'See the dispute') };
+}
+
+/** The other party's acceptance is newer than the recipient's (or the recipient has none): theirs to answer. */
+function othersAcceptanceIsNewer(d: DisputeView, role: Role): boolean {
+  const mine = d.acceptances[role];
+  const theirs = d.acceptances[otherRole(role)];
+  return theirs !== null && (mine === null || Date.parse(theirs.accepted_at) > Date.parse(mine.accepted_at));
 }
 
 /**
@@ -83,26 +132,26 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
   'contract.updated': (i) => awaitingApproval(i, i.data as ContractView),
   'contract.expired': (i) => {
     const c = i.data as ContractView;
-    const link = contractLink(i.publicUrl, c.id);
+    const link = dashboardContractUrl(i.publicUrl, c.id);
     const deadline = new Date(c.approval_deadline ?? c.expired_at ?? c.updated_at);
     return fromEmail(templates.contractExpired({ contractTitle: i.contractTitle, approvalDeadline: deadline, link }), link);
   },
   'contract.pending_freelancer_kyc': (i) => {
     const c = i.data as ContractView;
     if (i.recipientId !== c.worker_user_id) return null; // the worker's step; the client waits
-    const link = contractLink(i.publicUrl, c.id);
+    const link = dashboardContractUrl(i.publicUrl, c.id);
     return fromEmail(templates.identityChecksNeeded({ contractTitle: i.contractTitle, link }), link);
   },
   'contract.active': (i) => {
     const c = i.data as ContractView;
-    const link = contractLink(i.publicUrl, c.id);
+    const link = dashboardContractUrl(i.publicUrl, c.id);
     const title = `Contract active: "${i.contractTitle}"`;
     const body = `The contract for "${i.contractTitle}" with ${i.counterparty} is active: the client can fund its milestones.`;
     return { title, body, link, email: plainEmail(title, body, link) };
   },
   'contract.cancelled': (i) => {
     const c = i.data as ContractView;
-    const link = contractLink(i.publicUrl, c.id);
+    const link = dashboardContractUrl(i.publicUrl, c.id);
     const title = `Contract cancelled: "${i.contractTitle}"`;
     const body = `The contract for "${i.contractTitle}" with ${i.counterparty} was cancelled.`;
     return { title, body, link, email: plainEmail(title, body, link) };
@@ -124,6 +173,56 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
     const n = milestoneNotice(i, m);
     return fromEmail(templates.payoutFailed({ ...n, reason: m.failure_reason ?? null }), n.link);
   },
+  'webhook_endpoint.disabled': (i) => {
+    const e = i.data as { id: string; url: string; disabled_reason: string | null };
+    const link = `${i.publicUrl}/api/webhooks/${e.id}`;
+    const why =
+      e.disabled_reason === 'gone'
+        ? 'it answered 410 Gone, which asks for no more deliveries'
+        : 'every delivery attempt to it failed for five days';
+    const title = `Webhook endpoint disabled: ${e.url}`;
+    const body = `Deliveries to ${e.url} have stopped: ${why}. Fix the receiver, then enable the endpoint again (PATCH with enabled: true) and replay what it missed.`;
+    return { title, body, link, email: plainEmail(title, body, link, 'See the endpoint') };
+  },
+  'review.published': (i) => {
+    const r = i.data as ContractReviewView;
+    const link = reviewsLink(i.publicUrl, r.contract_id);
+    const title = `New review: ${r.rating}/5 for "${i.contractTitle}"`;
+    const body = `${i.counterparty} (the ${r.author_role}) rated you ${r.rating} of 5 for "${i.contractTitle}": "${quote(r.text)}"`;
+    return { title, body, link, email: plainEmail(title, body, link, 'See the review') };
+  },
+  'dispute.opened': (i) =>
+    disputeNotice(
+      i,
+      (d, role) => role !== d.opener_role,
+      (d) => ({
+        title: `Dispute opened: "${i.contractTitle}"`,
+        body: `${i.counterparty} (the ${d.opener_role}) opened a dispute on "${i.contractTitle}": ${REASONS[d.reason]}. No payout of the contract is made while it is open. Respond with your side and add evidence.`,
+      }),
+    ),
+  'dispute.responded': (i) =>
+    disputeNotice(
+      i,
+      (d, role) => role === d.opener_role,
+      () => ({
+        title: `Dispute answered: "${i.contractTitle}"`,
+        body: `${i.counterparty} responded to your dispute on "${i.contractTitle}". You can now ask for an advisory recommendation, and accept an outcome.`,
+      }),
+    ),
+  'dispute.outcome_accepted': (i) =>
+    disputeNotice(i, othersAcceptanceIsNewer, (d, role) => ({
+      title: `Outcome proposed: "${i.contractTitle}"`,
+      body: `${i.counterparty} accepts ${outcomeText(d.acceptances[otherRole(role)]!)} for the dispute on "${i.contractTitle}". Accept the same outcome to resolve it, or propose another.`,
+    })),
+  'dispute.resolved': (i) =>
+    disputeNotice(
+      i,
+      () => true,
+      (d) => ({
+        title: `Dispute resolved: "${i.contractTitle}"`,
+        body: `You and ${i.counterparty} accepted ${d.resolution ? outcomeText(d.resolution) : 'the same outcome'} for the dispute on "${i.contractTitle}". The refunds and payouts follow.`,
+      }),
+    ),
 };
 
 /** The approval reminder, `msLeft` before the deadline. */
@@ -134,7 +233,7 @@ export function approvalReminderMessage(input: {
   deadline: Date;
   msLeft: number;
 }): Notification {
-  const link = contractLink(input.publicUrl, input.contractId);
+  const link = dashboardContractUrl(input.publicUrl, input.contractId);
   const hoursLeft = Math.max(1, Math.ceil(input.msLeft / 3_600_000));
   return fromEmail(
     templates.approvalReminder({ contractTitle: input.contractTitle, hoursLeft, approvalDeadline: input.deadline, link }),
@@ -142,8 +241,8 @@ export function approvalReminderMessage(input: {
   );
 }
 
-/** For the two moments the templates have no email of their own: the message as text, and as escaped HTML. */
-function plainEmail(subject: string, body: string, link: string): RenderedEmail {
-  const html = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${templates.escapeHtml(subject)}</title></head>\n<body>\n<p>${templates.escapeHtml(body)}</p>\n<p><a href="${templates.escapeHtml(link)}">See the contract</a></p>\n</body></html>\n`;
-  return { subject, text: `${body}\n\nSee the contract: ${link}\n`, html };
+/** For the moments the templates have no email of their own: the message as text, and as escaped HTML. */
+function plainEmail(subject: string, body: string, link: string, label = 'See the contract'): RenderedEmail {
+  const html = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${templates.escapeHtml(subject)}</title></head>\n<body>\n<p>${templates.escapeHtml(body)}</p>\n<p><a href="${templates.escapeHtml(link)}">${label}</a></p>\n</body></html>\n`;
+  return { subject, text: `${body}\n\n${label}: ${link}\n`, html };
 }

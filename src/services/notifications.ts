@@ -158,7 +158,7 @@ async function deliver(
   }
 }
 
-/** The contract an event is about (its data for contract events; looked up for milestone events). */
+/** The contract an event is about (its data for contract events; looked up for milestone and review events). */
 async function contractOf(tx: Tx, event: EventRow): Promise<ContractView | undefined> {
   if (event.resourceType === 'contract') return event.data as ContractView;
   const contractId = (event.data as { contract_id?: string }).contract_id;
@@ -177,14 +177,19 @@ export function notificationSubscriber(ctx: Pick<Context, 'config' | 'jobs' | 'l
     const [wanted, people] = await Promise.all([wantedTypes(tx, userIds), repo.emailsOf(tx, userIds)]);
     for (const event of notifiable) {
       const type = event.type as NotifiableEventType;
-      const contract = await contractOf(tx, event);
-      if (!contract) continue;
-      const contractTitle = (await repo.gigTitle(tx, contract.gig_id)) ?? 'your contract';
+      // Contract, milestone and review events name a contract: its title and the other party are told.
+      const aboutContract = event.resourceType === 'contract' || typeof (event.data as { contract_id?: unknown }).contract_id === 'string';
+      const contract = aboutContract ? await contractOf(tx, event) : undefined;
+      if (aboutContract && !contract) continue;
+      const contractTitle = contract ? ((await repo.gigTitle(tx, contract.gig_id)) ?? 'your contract') : '';
       for (const userId of event.audienceUserIds) {
         const channels = new Set((['inbox', 'email'] as const).filter((c) => wanted.get(userId)?.[c].has(type)));
         if (!channels.size) continue;
-        const otherId = userId === contract.client_user_id ? contract.worker_user_id : contract.client_user_id;
-        const counterparty = people.get(otherId)?.displayName ?? (await getUser(tx, otherId))?.displayName ?? 'the other party';
+        let counterparty = '';
+        if (contract) {
+          const otherId = userId === contract.client_user_id ? contract.worker_user_id : contract.client_user_id;
+          counterparty = people.get(otherId)?.displayName ?? (await getUser(tx, otherId))?.displayName ?? 'the other party';
+        }
         let notification: Notification | null;
         try {
           notification = MESSAGES[type]({

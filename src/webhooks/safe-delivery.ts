@@ -5,7 +5,8 @@ import dns, { type LookupAddress } from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { agentFor } from './connections.ts';
 import { type ApiError, validationFailed } from '../errors.ts';
 
 export type WebhookUrlReason =
@@ -210,13 +211,9 @@ export async function deliver(input: DeliveryRequest): Promise<DeliveryResult> {
     return failed(err);
   }
 
-  // An agent per attempt: its connection is pinned to this attempt's checked addresses, never reused for another.
-  const agent = new Agent({
-    connect: { lookup: pinnedLookup(checked), timeout: timeoutMs, ...(input.ca ? { ca: input.ca } : {}) },
-    connections: 1,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  // A kept-alive agent whose connections go only to this attempt's checked addresses.
+  const target = { origin: checked.url.origin, addresses: checked.addresses.map((a) => a.address) };
+  const agent = agentFor(target, { lookup: pinnedLookup(checked), timeoutMs, ...(input.ca ? { ca: input.ca } : {}) });
   try {
     // undici's request follows no redirects: a 3xx comes back as it is.
     const response = await request(checked.url, {
@@ -237,8 +234,6 @@ export async function deliver(input: DeliveryRequest): Promise<DeliveryResult> {
     return done({ kind: 'status', message: `HTTP ${status}` });
   } catch (err) {
     return failed(err);
-  } finally {
-    agent.destroy().catch(() => {});
   }
 }
 

@@ -3,8 +3,10 @@
 // nested keys, Bearer auth, Stripe's error shape, and idempotency keys as Stripe honours them:
 // the same key and parameters replay the stored response (Idempotent-Replayed: true), the same key
 // with other parameters is a 400 idempotency_error, a key still in flight is a 409, and a request
-// that fails validation stores nothing. Test controls: failNext, delayNext, verifyAccount,
-// succeedPaymentIntent, failPaymentIntent, buildEvent, signedWebhook, counts, requests.
+// that fails validation stores nothing. Refunds draw on a charge, and a transfer tied to a charge
+// (source_transaction) may take only what refunds and earlier transfers left of it, as Stripe's
+// balance rules have it. Test controls: failNext, delayNext, verifyAccount, succeedPaymentIntent,
+// failPaymentIntent, buildEvent, signedWebhook, counts, requests.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Stripe from 'stripe';
@@ -131,6 +133,16 @@ const allowed: Record<string, string[]> = {
     'setup_future_usage',
   ],
   '/v1/transfers': ['amount', 'currency', 'destination', 'description', 'metadata', 'source_transaction', 'transfer_group', 'source_type'],
+  '/v1/refunds': [
+    'payment_intent',
+    'charge',
+    'amount',
+    'metadata',
+    'reason',
+    'instructions_email',
+    'refund_application_fee',
+    'reverse_transfer',
+  ],
 };
 
 function checkParams(path: string, params: Params) {
@@ -188,10 +200,11 @@ export interface FakeStripe {
   readonly accounts: Map<string, Json>;
   readonly paymentIntents: Map<string, Json>;
   readonly transfers: Map<string, Json>;
+  readonly refunds: Map<string, Json>;
   /** Every API request answered, in order. */
   readonly requests: FakeRequest[];
   /** How many objects each endpoint created (replays and rejected requests create none). */
-  counts(): { accounts: number; accountLinks: number; paymentIntents: number; transfers: number };
+  counts(): { accounts: number; accountLinks: number; paymentIntents: number; transfers: number; refunds: number };
   /** The next request (or the next whose "METHOD /path" starts with `match`) fails; nothing is stored. */
   failNext(status: number, error?: StripeErrorBody, match?: string): void;
   /** The next request (or the next matching) is answered after `ms`, its idempotency key in flight meanwhile. */
@@ -214,7 +227,9 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
   const accountLinks = new Map<string, { account: string; refreshUrl: string; returnUrl: string; expiresAt: number }>();
   const paymentIntents = new Map<string, Json>();
   const transfers = new Map<string, Json>();
-  const charges = new Set<string>();
+  const refunds = new Map<string, Json>();
+  /** What each charge took, and what refunds and transfers drew on it since. */
+  const charges = new Map<string, { amount: number; currency: string; refunded: number; transferred: number }>();
   let linksCreated = 0;
   const idempotent = new Map<string, Stored>();
   const inFlight = new Set<string>();
@@ -376,9 +391,17 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
         { code: 'insufficient_capabilities_for_transfer', param: 'destination' },
       );
     }
-    if (params.source_transaction && !charges.has(String(params.source_transaction))) {
+    const source = params.source_transaction ? charges.get(String(params.source_transaction)) : undefined;
+    if (params.source_transaction && !source) {
       throw invalid(`No such charge: '${params.source_transaction}'`, { code: 'resource_missing', param: 'source_transaction' });
     }
+    if (source && amount > source.amount - source.refunded - source.transferred) {
+      throw invalid(
+        `Insufficient funds in the source transaction: it has ${source.amount - source.refunded - source.transferred} available, the transfer needs ${amount}.`,
+        { code: 'insufficient_funds', param: 'amount' },
+      );
+    }
+    if (source) source.transferred += amount;
     const id = `tr_${token(24)}`;
     const transfer: Json = {
       id,
@@ -403,11 +426,52 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     return transfer;
   }
 
+  function createRefund(params: Params): Json {
+    checkParams('/v1/refunds', params);
+    if (!params.payment_intent && !params.charge)
+      throw invalid('One of the following params should be provided for this request: payment_intent or charge.');
+    const intent = params.payment_intent ? paymentIntents.get(String(params.payment_intent)) : undefined;
+    if (params.payment_intent && !intent) throw noSuch('payment_intent', String(params.payment_intent), 'payment_intent');
+    const chargeId = String(params.charge ?? intent?.latest_charge ?? '');
+    const charge = charges.get(chargeId);
+    if (!charge) {
+      throw invalid(`This PaymentIntent (${params.payment_intent}) does not have a successful charge to refund.`, {
+        code: 'charge_not_refundable',
+      });
+    }
+    const left = charge.amount - charge.refunded - charge.transferred;
+    const amount = params.amount === undefined ? left : amountParam(params);
+    if (amount > left) {
+      throw invalid(`Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, {
+        code: 'amount_too_large',
+        param: 'amount',
+      });
+    }
+    charge.refunded += amount;
+    const id = `re_${token(24)}`;
+    const refund: Json = {
+      id,
+      object: 'refund',
+      amount,
+      balance_transaction: `txn_${token(24)}`,
+      charge: chargeId,
+      created: now(),
+      currency: charge.currency,
+      metadata: metadataParam(params),
+      payment_intent: intent?.id ?? null,
+      reason: params.reason ?? null,
+      status: 'succeeded',
+    };
+    refunds.set(id, refund);
+    return refund;
+  }
+
   const creators: Record<string, (params: Params) => Json> = {
     '/v1/accounts': createAccount,
     '/v1/account_links': createAccountLink,
     '/v1/payment_intents': createPaymentIntent,
     '/v1/transfers': createTransfer,
+    '/v1/refunds': createRefund,
   };
 
   function retrieve(path: string): Json | undefined {
@@ -569,8 +633,15 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     accounts,
     paymentIntents,
     transfers,
+    refunds,
     requests,
-    counts: () => ({ accounts: accounts.size, accountLinks: linksCreated, paymentIntents: paymentIntents.size, transfers: transfers.size }),
+    counts: () => ({
+      accounts: accounts.size,
+      accountLinks: linksCreated,
+      paymentIntents: paymentIntents.size,
+      transfers: transfers.size,
+      refunds: refunds.size,
+    }),
     failNext(status, error, match) {
       failures.push({ status, error: error ?? defaultErrors[status] ?? defaultErrors[500]!, match, used: false });
     },
@@ -581,7 +652,7 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     succeedPaymentIntent(id) {
       const intent = intentOf(id);
       const charge = `ch_${token(24)}`;
-      charges.add(charge);
+      charges.set(charge, { amount: Number(intent.amount), currency: String(intent.currency), refunded: 0, transferred: 0 });
       return Object.assign(intent, {
         status: 'succeeded',
         latest_charge: charge,

@@ -92,3 +92,56 @@ export async function activeSandboxContract(client: User, worker: User, mileston
   expect(contract.data!.status).toBe('active');
   return { ...approved, contract: contract.data! };
 }
+
+/**
+ * A completed contract on a server running the sandbox provider: one milestone of 0 (funded
+ * without a payment), approved by both owners (the worker onboarded on the sandbox's page if they
+ * had not been), funded and released by the client.
+ */
+export async function completedSandboxContract(client: User, worker: User) {
+  const { gig, contract: pending } = await pendingContract(client, worker, [{ title: 'All of it', amount_cents: 0 }]);
+  const id = pending.id;
+  expect((await client.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } })).response.status).toBe(200);
+  const second = await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } });
+  expect(second.response.status).toBe(200);
+  if (second.data!.connect_url) expect((await submitSandboxOnboarding(second.data!.connect_url)).status).toBe(303);
+  const milestoneId = pending.milestones[0]!.id;
+  const funded = await client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', { params: { path: { id, milestoneId } } });
+  expect(funded.data?.milestone.status).toBe('funded');
+  const released = await client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/release', {
+    params: { path: { id, milestoneId } },
+  });
+  expect(released.data?.contract.status).toBe('completed');
+  return { gig, contract: released.data!.contract };
+}
+
+/** Pays a sandbox payment on its pay page, as the client's browser (or agent) does. */
+export async function payOnSandboxPage(paymentPageUrl: string, clientSecret: string) {
+  const res = await fetch(paymentPageUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_secret: clientSecret }),
+  });
+  expect(res.status).toBe(200);
+}
+
+/**
+ * An active contract on a sandbox server whose milestones are all funded (paid on the sandbox's
+ * page); the worker onboards on the sandbox's page if they had not.
+ */
+export async function fundedSandboxContract(client: User, worker: User, milestones?: Milestone[]) {
+  const { gig, negotiation: n, contract: pending } = await pendingContract(client, worker, milestones);
+  const id = pending.id;
+  expect((await client.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } })).response.status).toBe(200);
+  const second = await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } });
+  expect(second.response.status).toBe(200);
+  if (second.data!.connect_url) expect((await submitSandboxOnboarding(second.data!.connect_url)).status).toBe(303);
+  for (const m of pending.milestones) {
+    const res = await client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', { params: { path: { id, milestoneId: m.id } } });
+    expect(res.response.status).toBe(200);
+    if (res.data!.payment_page_url) await payOnSandboxPage(res.data!.payment_page_url, res.data!.client_secret!);
+  }
+  const funded = await client.api.GET('/api/contracts/{id}', { params: { path: { id } } });
+  expect(funded.data!.milestones.map((m) => m.status)).toEqual(pending.milestones.map(() => 'funded'));
+  return { gig, negotiation: n, contract: funded.data! };
+}

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { listOperations, loadSpec, type OpenApiDocument, type SpecOperation } from '../../src/spec.ts';
 import type { TestServer } from './server.ts';
 import { assertMatchesSpec } from './spec-validator.ts';
+import { uploadFieldsOf } from '../../src/http/uploads.ts';
 
 export const spec = loadSpec();
 export const operations: SpecOperation[] = listOperations(spec);
@@ -52,7 +53,14 @@ export function schemesOf(op: SpecOperation): Set<string> {
   return new Set(op.security.flatMap((s) => Object.keys(s)));
 }
 
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+export const xApiKey = (key: string) => ({ 'x-api-key': key });
+/** Well-formed (42 base62 characters after the prefix), but nobody's. */
+export const UNKNOWN_KEY = `gm_live_${'Zq8'.repeat(14)}`;
+
 export const isUnsafe = (op: SpecOperation) => !['get', 'head', 'options'].includes(op.method);
+/** The file fields of an operation's multipart body (src/http/uploads.ts reads them so); undefined without one. */
+export const uploadOf = (op: SpecOperation) => uploadFieldsOf(op.operation.requestBody, spec.components?.schemas);
 export const label = (op: SpecOperation) => `${op.operationId} (${op.method.toUpperCase()} ${op.path})`;
 
 export interface OperationRequest {
@@ -62,8 +70,10 @@ export interface OperationRequest {
   headers?: Record<string, string>;
   /** A JSON value to send; `undefined` sends no body. */
   body?: unknown;
-  /** Bytes to send as they are (with `headers` giving the content type); wins over `body`. */
-  rawBody?: string;
+  /** Bytes to send as they are (with `headers` giving the content type, if any); wins over `body`. */
+  rawBody?: string | Uint8Array<ArrayBuffer>;
+  /** A multipart/form-data body (fetch sets its content type and boundary); wins over both. */
+  form?: FormData;
 }
 
 export interface OperationResponse {
@@ -93,8 +103,9 @@ export function urlOf(server: TestServer, op: SpecOperation, request: OperationR
  */
 export async function callOperation(server: TestServer, op: SpecOperation, request: OperationRequest = {}): Promise<OperationResponse> {
   const headers: Record<string, string> = { ...request.headers };
-  let body: string | undefined;
-  if (request.rawBody !== undefined) body = request.rawBody;
+  let body: string | Uint8Array<ArrayBuffer> | FormData | undefined;
+  if (request.form !== undefined) body = request.form;
+  else if (request.rawBody !== undefined) body = request.rawBody;
   else if (request.body !== undefined) {
     body = JSON.stringify(request.body);
     headers['content-type'] ??= 'application/json';

@@ -63,3 +63,11 @@ export const specValidation: Middleware = {
     return undefined;
   },
 };
+
+const isErrorResponse = ajv.compile({ $ref: 'spec#/components/schemas/ErrorResponse' });
+
+/** Throws unless `body` is the spec's error envelope (for routes outside the spec, e.g. the provider webhook). */
+export function assertErrorEnvelope(where: string, body: unknown): void {
+  if (!isErrorResponse(body))
+    throw new Error(`${where}: not the error envelope: ${ajv.errorsText(isErrorResponse.errors)}; body ${JSON.stringify(body)}`);
+}

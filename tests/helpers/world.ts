@@ -1,6 +1,7 @@
 // One "world" for the spec-driven tests (authorization matrix, fuzzer): a client with gigs, workers
 // who applied and were shortlisted, negotiations, an active contract with milestones and a pending
-// one, API keys in every state, browser sessions. Built over HTTP as the parties would, with the
+// one, completed contracts (one not reviewed yet, one reviewed by both and then disputed: the
+// client's open dispute, with evidence of each party's), API keys in every state, browser sessions. Built over HTTP as the parties would, with the
 // lifecycle helpers where they fit. `resourceIds` maps each path parameter of the spec to the
 // world's ids, by the collection the parameter follows (`gigs/{id}`, `milestones/{milestoneId}`).
 import { expect } from 'vitest';
@@ -9,9 +10,12 @@ import { insertDelivery, insertEndpoint } from '../../db/repositories/webhooks.t
 import { webhookEndpoints } from '../../db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
+import type { SpecOperation } from '../../src/spec.ts';
+import { jsonBodyOf, parametersOf, schemesOf, uploadOf, type OperationRequest } from './operations.ts';
 import type { TestServer } from './server.ts';
 import { signInDev, type BrowserSession } from './session.ts';
-import { approvedContract, negotiation, pendingContract, submitSandboxOnboarding } from './lifecycle.ts';
+import { formWith, pdfFile } from './files.ts';
+import { approvedContract, completedSandboxContract, negotiation, pendingContract, submitSandboxOnboarding } from './lifecycle.ts';
 
 type User = Awaited<ReturnType<TestServer['user']>>;
 export type WorldUser = User & { session: BrowserSession };
@@ -40,10 +44,19 @@ export interface WorldIds {
   application: { shortlisted: string; submitted: string; invitation: string };
   /** `agreed`: the active contract's; `pending`, `kyc`: those of the other contracts; `open`: still negotiating. */
   negotiation: { agreed: string; pending: string; open: string; kyc: string };
-  /** `active` (client and worker), `pending` (owner approval; client and worker), `kyc` (client and worker2). */
-  contract: { active: string; pending: string; kyc: string };
-  /** Milestones of the active contract, and one each of the others. */
-  milestone: { first: string; second: string; pending: string; kyc: string };
+  /**
+   * `active` (client and worker), `pending` (owner approval; client and worker), `kyc` (client and
+   * worker2), `completed` (client and worker, not reviewed yet), `reviewed` (client and worker,
+   * completed and reviewed by both: the client and the worker have one published review each; then
+   * disputed by the client).
+   */
+  contract: { active: string; pending: string; kyc: string; completed: string; reviewed: string };
+  /** Milestones of the active contract, and one each of the others (`completed`: released, its payout days away). */
+  milestone: { first: string; second: string; pending: string; kyc: string; completed: string; disputed: string };
+  /** The reviewed contract's dispute, opened by the client, `open`. */
+  dispute: { open: string };
+  /** Its evidence: a file of the worker's, a statement of the client's. */
+  evidence: { file: string; text: string };
   /** An inbox message of the client's (a contract awaiting approval). */
   notification: { client: string };
   /** The client's webhook endpoint (disabled, at an address the URL check refuses: nothing leaves the machine). */
@@ -67,6 +80,8 @@ export const RESOURCE_OF_PARAMETER: Record<string, keyof WorldIds> = {
   'messages/{id}': 'notification',
   'webhooks/{id}': 'webhook',
   'deliveries/{deliveryId}': 'webhookDelivery',
+  'disputes/{id}': 'dispute',
+  'evidence/{evidenceId}': 'evidence',
 };
 
 /**
@@ -82,6 +97,8 @@ export const FIXED_PARAMETER: Record<string, string> = {
 export const RESOURCE_OF_FIELD: Record<string, { kind: keyof WorldIds; variant: string }> = {
   gig_id: { kind: 'gig', variant: 'open' },
   worker_user_id: { kind: 'user', variant: 'worker' },
+  vouched_user_id: { kind: 'user', variant: 'worker' },
+  milestone_ids: { kind: 'milestone', variant: 'disputed' },
 };
 
 export type Variants = Partial<Record<keyof WorldIds, string>>;
@@ -143,6 +160,48 @@ export function worldPathIds(world: World, path: string, variant: Variants = {})
   return out;
 }
 
+/** Required query parameters that name a world resource (`gig_id`). */
+export const requiredIdQuery = (op: SpecOperation) =>
+  parametersOf(op).filter((p) => p.in === 'query' && p.required && RESOURCE_OF_FIELD[p.name]);
+
+/** A valid form for an operation that takes files (a small PDF in each file field), so that only the caller can be wrong. */
+export function formFor(op: SpecOperation, text?: string): FormData | undefined {
+  const upload = uploadOf(op);
+  if (!upload) return undefined;
+  const form = new FormData();
+  for (const field of upload.fields) form.append(field, new Blob([new Uint8Array(pdfFile(text))], { type: 'application/pdf' }), 'file.pdf');
+  return form;
+}
+
+/** A request to `op` on the world's resources: ids in the path and required query, the spec's example (or a valid form) as the body. */
+export function requestFor(
+  w: World,
+  op: SpecOperation,
+  headers: Record<string, string>,
+  ids: Variants = {},
+  body?: unknown,
+): OperationRequest {
+  const query: Record<string, string> = {};
+  for (const p of requiredIdQuery(op)) query[p.name] = worldFieldId(w, p.name, ids)!;
+  const example = jsonBodyOf(op)?.example;
+  return {
+    path: worldPathIds(w, op.path, ids),
+    query,
+    headers,
+    body: body ?? (example === undefined ? undefined : withWorldIds(w, example, ids)),
+    form: formFor(op),
+  };
+}
+
+/** The user's credential for `op`: their API key (Bearer, else x-api-key) where keys are taken, else their session cookie. */
+export function credentialsOf(user: WorldUser, op: SpecOperation): Record<string, string> {
+  if (op.security.length === 0) return {};
+  const schemes = schemesOf(op);
+  if (schemes.has('bearerApiKey')) return { authorization: `Bearer ${user.apiKey}` };
+  if (schemes.has('headerApiKey')) return { 'x-api-key': user.apiKey };
+  return { cookie: user.session.cookie };
+}
+
 async function worldUser(server: TestServer, name: string, skills: string[]): Promise<WorldUser> {
   const user = await server.user(name);
   const session = await signInDev(server, { userId: user.userId });
@@ -158,6 +217,14 @@ export async function buildWorld(server: TestServer): Promise<World> {
   const worker = await worldUser(server, 'World Worker', ['rust', 'cli']);
   const worker2 = await worldUser(server, 'World Worker Two', ['rust']);
   const stranger = await worldUser(server, 'World Stranger', ['rust', 'go']);
+  // Resumes of the client's and the worker's: a refused download is about who asks, not a missing file.
+  for (const owner of [client, worker]) {
+    const uploaded = await owner.api.POST('/api/profile/me/resume', {
+      body: formWith('resume', pdfFile(owner.userId)) as never,
+      bodySerializer: (body: unknown) => body as never,
+    });
+    expect(uploaded.response.status).toBe(200);
+  }
 
   // The main gig: the worker applies and is shortlisted; worker2 applies and stays submitted.
   const gig = await client.api.POST('/api/gigs', {
@@ -214,6 +281,40 @@ export async function buildWorld(server: TestServer): Promise<World> {
   // owners that waits for worker2's KYC (worker2 has no verified account yet).
   const open = await negotiation(client, worker);
   const kyc = await approvedContract(client, worker2);
+  // Two completed contracts (the worker is verified by now): one for reviews to be written on,
+  // and one both parties reviewed, so that each has a published review.
+  const completed = await completedSandboxContract(client, worker);
+  const reviewed = await completedSandboxContract(client, worker);
+  for (const [author, text] of [
+    [client, 'Clean code, on time.'],
+    [worker, 'Clear brief, paid at once.'],
+  ] as const) {
+    const review = await author.api.POST('/api/contracts/{id}/reviews', {
+      params: { path: { id: reviewed.contract.id } },
+      body: { rating: 5, text },
+    });
+    expect(review.response.status).toBe(201);
+  }
+
+  // The client disputes the reviewed contract's payout (released, days away), with evidence of each
+  // party's: cheaper than another contract, and its reviews are published already.
+  const disputedMilestone = reviewed.contract.milestones[0]!.id;
+  const dispute = await client.api.POST('/api/contracts/{id}/disputes', {
+    params: { path: { id: reviewed.contract.id } },
+    body: { reason: 'work_not_as_agreed', description: 'Half of the agreed files fail.', milestone_ids: [disputedMilestone] },
+  });
+  expect(dispute.response.status).toBe(201);
+  const disputeId = dispute.data!.id;
+  const statement = await client.api.POST('/api/disputes/{id}/evidence', {
+    params: { path: { id: disputeId } },
+    body: { text: '19 of 40 fail.' },
+  });
+  const evidenceFile = await worker.api.POST('/api/disputes/{id}/evidence/files', {
+    params: { path: { id: disputeId } },
+    body: formWith('file', pdfFile('run log')) as never,
+    bodySerializer: (body: unknown) => body as never,
+  });
+  expect([statement.response.status, evidenceFile.response.status]).toEqual([201, 201]);
 
   // A draft, and two more open gigs the worker has not touched (recommendations, search pages).
   const draft = await client.api.POST('/api/gigs', { body: { title: 'Secret draft', tags: ['rust'], status: 'draft' } });
@@ -292,10 +393,25 @@ export async function buildWorld(server: TestServer): Promise<World> {
       },
       application: { shortlisted: applied.data!.id, submitted: submitted.data!.id, invitation: invitation.data!.data[0]!.id },
       negotiation: { agreed: negotiated.data!.id, pending: pending.negotiation.id, open: open.negotiation.id, kyc: kyc.negotiation.id },
-      contract: { active: contractId, pending: pending.contract.id, kyc: kyc.contract.id },
+      contract: {
+        active: contractId,
+        pending: pending.contract.id,
+        kyc: kyc.contract.id,
+        completed: completed.contract.id,
+        reviewed: reviewed.contract.id,
+      },
+      dispute: { open: disputeId },
+      evidence: { file: evidenceFile.data!.id, text: statement.data!.id },
       webhook: { endpoint: endpointId },
       webhookDelivery: { failed: failedDelivery.id },
-      milestone: { first: first!.id, second: last!.id, pending: pending.contract.milestones[0]!.id, kyc: kyc.contract.milestones[0]!.id },
+      milestone: {
+        first: first!.id,
+        second: last!.id,
+        pending: pending.contract.milestones[0]!.id,
+        kyc: kyc.contract.milestones[0]!.id,
+        completed: completed.contract.milestones[0]!.id,
+        disputed: disputedMilestone,
+      },
       notification: { client: inbox },
     },
   };

@@ -1,0 +1,104 @@
+// Disputes and their evidence. Reads take the caller's id: a dispute is visible to the two parties
+// of its contract only.
+import { and, asc, count, eq, or } from 'drizzle-orm';
+import { contracts, disputeEvidence, disputes, gigs, storedFiles } from '../schema.ts';
+import type { Executor } from '../client.ts';
+import type { ContractRow } from './contracts.ts';
+
+export type DisputeRow = typeof disputes.$inferSelect;
+export type EvidenceRow = typeof disputeEvidence.$inferSelect;
+/** Evidence with its file's description (null for a statement). */
+export type EvidenceWithFile = EvidenceRow & { file: { contentType: string; sizeBytes: number; sha256: string } | null };
+
+const isParty = (userId: string) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
+
+/** The dispute and its contract, when the caller is a party of the contract. */
+export async function getDisputeForParty(
+  db: Executor,
+  userId: string,
+  id: string,
+): Promise<{ dispute: DisputeRow; contract: ContractRow } | undefined> {
+  const [row] = await db
+    .select({ dispute: disputes, contract: contracts })
+    .from(disputes)
+    .innerJoin(contracts, eq(contracts.id, disputes.contractId))
+    .where(and(eq(disputes.id, id), isParty(userId)))
+    .limit(1);
+  return row;
+}
+
+/** For jobs, which act for no caller. */
+export async function getDispute(db: Executor, id: string): Promise<DisputeRow | undefined> {
+  const [row] = await db.select().from(disputes).where(eq(disputes.id, id)).limit(1);
+  return row;
+}
+
+/** Locked for the rest of the transaction: responses, acceptances, withdrawals and settlement queue up on it. */
+export async function lockDispute(tx: Executor, id: string): Promise<DisputeRow | undefined> {
+  const [row] = await tx.select().from(disputes).where(eq(disputes.id, id)).limit(1).for('update');
+  return row;
+}
+
+/** The new dispute, or undefined when another dispute of the contract is still live (a concurrent twin included). */
+export async function insertDispute(tx: Executor, values: typeof disputes.$inferInsert & { id: string }): Promise<DisputeRow | undefined> {
+  const [row] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
+  return row;
+}
+
+export async function updateDispute(tx: Executor, id: string, patch: Partial<typeof disputes.$inferInsert>): Promise<DisputeRow> {
+  const [row] = await tx
+    .update(disputes)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(disputes.id, id))
+    .returning();
+  return row!;
+}
+
+export async function countEvidence(db: Executor, disputeId: string, authorUserId?: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(disputeEvidence)
+    .where(and(eq(disputeEvidence.disputeId, disputeId), authorUserId ? eq(disputeEvidence.authorUserId, authorUserId) : undefined));
+  return row?.n ?? 0;
+}
+
+export async function insertEvidence(tx: Executor, values: typeof disputeEvidence.$inferInsert & { id: string }): Promise<EvidenceRow> {
+  const [row] = await tx.insert(disputeEvidence).values(values).returning();
+  return row!;
+}
+
+const withFile = (db: Executor) =>
+  db
+    .select({
+      evidence: disputeEvidence,
+      contentType: storedFiles.contentType,
+      sizeBytes: storedFiles.sizeBytes,
+      sha256: storedFiles.sha256,
+    })
+    .from(disputeEvidence)
+    .leftJoin(storedFiles, eq(storedFiles.id, disputeEvidence.fileId));
+
+type Joined = { evidence: EvidenceRow; contentType: string | null; sizeBytes: number | null; sha256: string | null };
+const joined = (r: Joined): EvidenceWithFile => ({
+  ...r.evidence,
+  file: r.contentType === null ? null : { contentType: r.contentType, sizeBytes: r.sizeBytes!, sha256: r.sha256! },
+});
+
+/** The dispute's evidence, oldest first. */
+export async function listEvidence(db: Executor, disputeId: string): Promise<EvidenceWithFile[]> {
+  const rows = await withFile(db).where(eq(disputeEvidence.disputeId, disputeId)).orderBy(asc(disputeEvidence.id));
+  return rows.map(joined);
+}
+
+export async function getEvidence(db: Executor, disputeId: string, evidenceId: string): Promise<EvidenceWithFile | undefined> {
+  const [row] = await withFile(db)
+    .where(and(eq(disputeEvidence.disputeId, disputeId), eq(disputeEvidence.id, evidenceId)))
+    .limit(1);
+  return row ? joined(row) : undefined;
+}
+
+/** The title and description of a contract's gig: the terms' context for a recommendation. */
+export async function gigText(db: Executor, gigId: string): Promise<{ title: string; description: string } | undefined> {
+  const [row] = await db.select({ title: gigs.title, description: gigs.description }).from(gigs).where(eq(gigs.id, gigId)).limit(1);
+  return row;
+}

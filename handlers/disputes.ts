@@ -1,0 +1,68 @@
+// Disputes: open, read, respond, evidence (text and files), withdraw, the advisory recommendation,
+// accept an outcome. The rules live in src/services/disputes.ts, dispute-recommendation.ts and
+// dispute-resolution.ts; files arrive read by src/http/uploads.ts.
+import type { Context } from '../src/context.ts';
+import type { Handlers } from '../src/http/handler.ts';
+import { principalOf } from '../src/auth/authenticate.ts';
+import { sendInertFile, uploadOf } from '../src/http/uploads.ts';
+import * as disputes from '../src/services/disputes.ts';
+import * as resolution from '../src/services/dispute-resolution.ts';
+import { recommend } from '../src/services/dispute-recommendation.ts';
+
+type Operations =
+  | 'createDispute'
+  | 'getDispute'
+  | 'respondToDispute'
+  | 'addDisputeEvidence'
+  | 'uploadDisputeEvidence'
+  | 'getDisputeEvidenceFile'
+  | 'withdrawDispute'
+  | 'acceptDisputeOutcome'
+  | 'requestDisputeRecommendation';
+
+export function disputeHandlers(ctx: Context): Handlers<Operations> {
+  return {
+    async createDispute(request, reply) {
+      const { reason, description, milestone_ids } = request.body;
+      const view = await disputes.openDispute(ctx, principalOf(request).userId, request.params.id, {
+        reason,
+        description,
+        milestoneIds: milestone_ids,
+      });
+      return reply.code(201).send(view);
+    },
+
+    getDispute: (request) => disputes.getDispute(ctx, principalOf(request).userId, request.params.id, request.query.evidence === 1),
+
+    respondToDispute: (request) => disputes.respond(ctx, principalOf(request).userId, request.params.id, request.body.text),
+
+    async addDisputeEvidence(request, reply) {
+      const view = await disputes.addTextEvidence(ctx, principalOf(request).userId, request.params.id, request.body.text);
+      return reply.code(201).send(view);
+    },
+
+    async uploadDisputeEvidence(request, reply) {
+      const file = uploadOf(request, 'file');
+      const view = await disputes.addFileEvidence(ctx, principalOf(request).userId, request.params.id, file.bytes);
+      return reply.code(201).send(view);
+    },
+
+    async getDisputeEvidenceFile(request, reply) {
+      const { userId } = principalOf(request);
+      const file = await disputes.readEvidenceFile(ctx, userId, request.params.id, request.params.evidenceId);
+      return sendInertFile(reply, file);
+    },
+
+    withdrawDispute: (request) => disputes.withdraw(ctx, principalOf(request).userId, request.params.id),
+
+    requestDisputeRecommendation: (request) => recommend(ctx, principalOf(request).userId, request.params.id),
+
+    acceptDisputeOutcome: (request) => {
+      const body = request.body;
+      return resolution.accept(ctx, principalOf(request).userId, request.params.id, {
+        outcome: body.outcome,
+        workerSharePercent: 'worker_share_percent' in body ? body.worker_share_percent : null,
+      });
+    },
+  };
+}

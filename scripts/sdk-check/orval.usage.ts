@@ -1,0 +1,34 @@
+// What integrators rely on in orval's fetch client; `npm run check:sdks` typechecks it with the
+// generated code. An unused @ts-expect-error means the types accept a body the API rejects.
+import { type createNegotiationResponse400, type createNegotiation, negotiate, type proposeRound } from '../../.sdk-check/orval/api.ts';
+import type { ErrorEnvelope } from '../../.sdk-check/orval/envelope.ts';
+import { createBody, errorBody, missing, negotiateBody, roundBody } from './bodies.ts';
+
+type Negotiate = Parameters<typeof negotiate>[0];
+type Round = Parameters<typeof proposeRound>[1];
+type Create = Parameters<typeof createNegotiation>[0];
+
+export const validNegotiate: Negotiate = negotiateBody;
+export const validRound: Round = roundBody;
+export const validCreate: Create = createBody;
+
+// @ts-expect-error negotiate: a body without gig_id
+export const noGig: Negotiate = missing.negotiateWithoutGig;
+// @ts-expect-error negotiate: a body without worker_user_id
+export const noWorker: Negotiate = missing.negotiateWithoutWorker;
+// @ts-expect-error proposeRound: a body without milestones
+export const noMilestones: Round = missing.roundWithoutMilestones;
+// @ts-expect-error createNegotiation: a body without gig_id
+export const createNoGig: Create = missing.createWithoutGig;
+// @ts-expect-error createNegotiation: a body without worker_user_id
+export const createNoWorker: Create = missing.createWithoutWorker;
+
+export const call = () => negotiate(negotiateBody);
+// @ts-expect-error negotiate(): called with a body without gig_id
+export const badCall = () => negotiate(missing.negotiateWithoutGig);
+
+export const envelope: ErrorEnvelope = errorBody;
+export const badRequest: createNegotiationResponse400['data'] = envelope;
+export const firstIssue: string | undefined = envelope.error.issues[0]?.path;
+// @ts-expect-error the error envelope: a code that is not an ErrorCode
+export const badCode: ErrorEnvelope['error']['code'] = 'NO_SUCH_CODE';

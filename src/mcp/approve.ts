@@ -1,0 +1,186 @@
+// approveContract through MCP: the owner says yes, not the agent. The tool reads the contract, shows
+// the human its exact terms through the client's elicitation (a form with one boolean, `confirm`)
+// and approves, naming the revision_count it showed, only on an explicit yes. Without elicitation,
+// or on anything but a yes, nothing is approved and the result carries the dashboard link where
+// the owner approves. A contract is approvable only while pending_owner_approval; its terms there
+// are fixed by revision_count (a revise bumps it), so the yes can only land on the terms shown.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { buildRequest, type CallApi, errorResult, isEnvelope, toolResult } from './request.ts';
+import type { ToolDefinition } from './schema.ts';
+
+/** How long the owner has to answer the form before the tool gives up (and approves nothing). */
+const OWNER_ANSWER_TIMEOUT_MS = 10 * 60_000;
+
+interface Milestone {
+  title: string;
+  amount_cents: number;
+  due_date: string | null;
+}
+
+interface Contract {
+  id: string;
+  gig_id: string;
+  client_user_id: string;
+  status: string;
+  rate_cents: number | null;
+  hours_per_week: number | null;
+  start_date: string | null;
+  payout_delay_days: number;
+  currency: string;
+  milestones: Milestone[];
+  approval_deadline: string | null;
+  revision_count: number;
+}
+
+export interface ApproveContext {
+  mcp: McpServer;
+  call: CallApi;
+  /** Where the owner approves this contract themselves (the dashboard). */
+  approvalUrl: (contractId: string) => string;
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+}
+
+type Reason = 'elicitation_unsupported' | 'declined' | 'cancelled' | 'not_confirmed' | 'no_answer';
+
+const REASONS: Record<Reason, string> = {
+  elicitation_unsupported: 'this MCP client cannot ask your owner (no elicitation capability)',
+  declined: 'your owner declined',
+  cancelled: 'your owner dismissed the question',
+  not_confirmed: 'your owner did not confirm',
+  no_answer: 'no answer came from your owner',
+};
+
+function money(cents: number, currency: string): string {
+  let format: Intl.NumberFormat;
+  try {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+  } catch {
+    return `${cents} cents ${currency}`;
+  }
+  return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+}
+
+/** The terms as the owner reads them: every field the approval binds them to. */
+export function termsText(contract: Contract, role: 'client' | 'worker' | undefined, gigTitle: string | undefined): string {
+  const c = contract;
+  const total = c.milestones.reduce((sum, m) => sum + m.amount_cents, 0);
+  const gig = gigTitle ? `the gig "${gigTitle}"` : `gig ${c.gig_id}`;
+  const side = role === 'client' ? 'You are the client: you pay.' : role === 'worker' ? 'You are the worker: you are paid.' : '';
+  const lines = [
+    `Approve contract ${c.id} for ${gig}? ${side}`.trim(),
+    'It binds once both owners have approved it.',
+    '',
+    `Terms (revision_count ${c.revision_count}):`,
+    `- Rate: ${c.rate_cents === null ? 'none stated' : `${money(c.rate_cents, c.currency)} per hour`}`,
+    `- Hours per week: ${c.hours_per_week ?? 'none stated'}`,
+    `- Start date: ${c.start_date ?? 'none stated'}`,
+    `- Payout delay: ${c.payout_delay_days} days after each release`,
+    `- Milestones (${c.milestones.length}, total ${money(total, c.currency)}):`,
+    ...c.milestones.map((m, i) => `  ${i + 1}. ${m.title}: ${money(m.amount_cents, c.currency)}${m.due_date ? `, due ${m.due_date}` : ''}`),
+    `Approval deadline: ${c.approval_deadline ?? 'none'}`,
+    '',
+    'Confirm only if you, the owner, approve these exact terms.',
+  ];
+  return lines.join('\n');
+}
+
+function notApproved(contract: Contract, reason: Reason, url: string): CallToolResult {
+  const message =
+    `Not approved: ${REASONS[reason]}. Only the owner can approve contract ${contract.id}; ` +
+    `ask them to review and approve it at ${url} (revision_count ${contract.revision_count}).`;
+  return {
+    content: [{ type: 'text', text: message }],
+    structuredContent: {
+      approved: false,
+      reason,
+      approve_url: url,
+      contract_id: contract.id,
+      revision_count: contract.revision_count,
+      message,
+    },
+  };
+}
+
+async function getJson(call: CallApi, url: string): Promise<{ ok: true; body: unknown } | { ok: false; result: CallToolResult }> {
+  const response = await call({ method: 'GET', url, headers: {} });
+  if (response.status === 200) return { ok: true, body: response.body };
+  return { ok: false, result: toolResult(response) };
+}
+
+export async function approveWithOwner(
+  context: ApproveContext,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const { mcp, call, approvalUrl, extra } = context;
+  const request = buildRequest(tool, args);
+  if (isEnvelope(request)) return errorResult(request);
+  const id = encodeURIComponent(String(args.id));
+  const read = await getJson(call, `/api/contracts/${id}`);
+  if (!read.ok) return read.result;
+  const contract = read.body as Contract;
+  if (contract.status !== 'pending_owner_approval') {
+    // Anything else: the API would refuse, and outside this status terms may still change under the same revision_count.
+    return errorResult({
+      error: {
+        code: 'INVALID_STATE',
+        message: `cannot approve a contract that is ${contract.status} (allowed from: pending_owner_approval)`,
+        issues: [],
+      },
+    });
+  }
+  const seen = (args.body as { revision_count?: unknown } | undefined)?.revision_count;
+  if (seen !== undefined && seen !== contract.revision_count) {
+    return errorResult({
+      error: {
+        code: 'INVALID_STATE',
+        message: `the contract was revised since revision_count ${seen}: it is at ${contract.revision_count}; read it again`,
+        issues: [],
+      },
+    });
+  }
+  const url = approvalUrl(contract.id);
+  if (!mcp.server.getClientCapabilities()?.elicitation?.form) return notApproved(contract, 'elicitation_unsupported', url);
+
+  const [me, gig] = await Promise.all([
+    getJson(call, '/api/keys/verify'),
+    getJson(call, `/api/gigs/${encodeURIComponent(contract.gig_id)}`),
+  ]);
+  const userId = me.ok ? (me.body as { user_id: string }).user_id : undefined;
+  const role = userId === undefined ? undefined : userId === contract.client_user_id ? 'client' : 'worker';
+  const gigTitle = gig.ok ? (gig.body as { title: string }).title : undefined;
+
+  let answer: Awaited<ReturnType<McpServer['server']['elicitInput']>>;
+  try {
+    answer = await mcp.server.elicitInput(
+      {
+        mode: 'form',
+        message: termsText(contract, role, gigTitle),
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            confirm: {
+              type: 'boolean',
+              title: 'I approve these terms',
+              description: `Approve contract ${contract.id} at revision_count ${contract.revision_count}, as shown above.`,
+              default: false,
+            },
+          },
+          required: ['confirm'],
+        },
+      },
+      { relatedRequestId: extra.requestId, signal: extra.signal, timeout: OWNER_ANSWER_TIMEOUT_MS },
+    );
+  } catch {
+    return notApproved(contract, 'no_answer', url);
+  }
+  if (answer.action === 'decline') return notApproved(contract, 'declined', url);
+  if (answer.action === 'cancel') return notApproved(contract, 'cancelled', url);
+  if (answer.content?.confirm !== true) return notApproved(contract, 'not_confirmed', url);
+
+  const body = typeof args.body === 'object' && args.body !== null ? args.body : {};
+  const response = await call({ ...request, body: { ...body, revision_count: contract.revision_count } });
+  return toolResult(response);
+}

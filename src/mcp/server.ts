@@ -1,0 +1,74 @@
+// The MCP server: one tool per operation of MCP_OPERATIONS, each calling the HTTP API itself with
+// the caller's key (in-process for /mcp, over HTTP for stdio), so every rule, error and rate limit
+// is the API's. The tools' schemas are JSON Schema from openapi.yaml, so they are served through
+// the low-level handlers (McpServer.server): registerTool takes zod schemas, which would be a copy.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { approveWithOwner } from './approve.ts';
+import { buildRequest, type CallApi, errorResult, isEnvelope, toolResult } from './request.ts';
+import type { ToolDefinition } from './schema.ts';
+import { dashboardContractUrl } from '../dashboard/links.ts';
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface McpServerOptions {
+  tools: ToolDefinition[];
+  /** The API as the caller of this request (its credentials). */
+  callerOf: (extra: Extra) => CallApi;
+  /** The base URL people open (PUBLIC_URL), for the dashboard link and the docs. */
+  publicUrl: string;
+  version: string;
+}
+
+/**
+ * Where an owner approves a contract in the browser. The dashboard at `/` routes on the fragment;
+ * until it shows contracts, the link names the contract for the owner all the same.
+ */
+
+export function serverInstructions(publicUrl: string): string {
+  return [
+    'gigmarket: a freelance marketplace where AI agents publish gigs, apply, negotiate and contract for their human owners.',
+    'Each tool is one operation of the HTTP API (named by its operationId), called with your API key; errors are the API envelope {"error": {code, message, issues}}.',
+    'Agents draft, owners decide: a contract binds only when both human owners approve it. approveContract asks your owner to confirm the exact terms;',
+    'when it cannot ask, it approves nothing and returns the link where your owner approves. Never try to approve on your own.',
+    `Read ${publicUrl}/llms.txt for the lifecycle in order, and ${publicUrl}/openapi.yaml for the full API.`,
+  ].join(' ');
+}
+
+function toTool(def: ToolDefinition): Tool {
+  return { name: def.name, title: def.title, description: def.description, inputSchema: def.inputSchema, annotations: def.annotations };
+}
+
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const { tools, callerOf, publicUrl } = options;
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const mcp = new McpServer(
+    { name: 'gigmarket', title: 'gigmarket', version: options.version, websiteUrl: publicUrl },
+    { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions(publicUrl) },
+  );
+  const listed = tools.map(toTool);
+  mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+    const args = request.params.arguments ?? {};
+    const call = callerOf(extra);
+    if (tool.name === 'approveContract') {
+      return approveWithOwner({ mcp, call, extra, approvalUrl: (id) => dashboardContractUrl(publicUrl, id) }, tool, args);
+    }
+    const apiRequest = buildRequest(tool, args);
+    if (isEnvelope(apiRequest)) return errorResult(apiRequest);
+    return toolResult(await call(apiRequest));
+  });
+  return mcp;
+}

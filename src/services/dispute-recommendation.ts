@@ -1,0 +1,112 @@
+// The advisory recommendation of a dispute: the facts (the contract's terms, its negotiation rounds
+// and milestones, the dispute and its evidence; src/domain/recommendation.ts decides what of them
+// leaves, and redacts it) go to the configured chat-completions endpoint, whose answer is checked
+// strictly, then stored with the model and the time, replacing the previous one. Advice only: it
+// changes nothing else. Without LLM_URL, 503; a failing or malformed answer 502, a slow one 504;
+// neither changes anything.
+import type { Context } from '../context.ts';
+import * as contractsRepo from '../../db/repositories/contracts.ts';
+import type { ContractRow } from '../../db/repositories/contracts.ts';
+import * as repo from '../../db/repositories/disputes.ts';
+import type { DisputeRow } from '../../db/repositories/disputes.ts';
+import { listRounds } from '../../db/repositories/negotiations.ts';
+import { checkAnswer, RECOMMENDATION_SCHEMA, recommendationMessages, type RecommendationFacts } from '../domain/recommendation.ts';
+import { ApiError } from '../errors.ts';
+import { askForJson, LlmError } from '../llm/chat-completions.ts';
+import { presentDispute } from '../presenters/disputes.ts';
+import { partyDispute } from './disputes.ts';
+import { disputeEvent } from './events.ts';
+
+/** Everything the model is told about this dispute (before redaction), from the database. */
+async function factsOf(ctx: Pick<Context, 'db'>, contract: ContractRow, dispute: DisputeRow): Promise<RecommendationFacts> {
+  const [gig, rounds, milestones, evidence] = await Promise.all([
+    repo.gigText(ctx.db, contract.gigId),
+    listRounds(ctx.db, [contract.negotiationId]),
+    contractsRepo.listMilestones(ctx.db, [contract.id]),
+    repo.listEvidence(ctx.db, dispute.id),
+  ]);
+  return {
+    gig: { title: gig?.title ?? '', description: gig?.description ?? '' },
+    contract: {
+      currency: contract.currency,
+      rate_cents: contract.rateCents,
+      hours_per_week: contract.hoursPerWeek,
+      start_date: contract.startDate,
+      payout_delay_days: contract.payoutDelayDays,
+    },
+    rounds: rounds.map((r) => ({
+      number: r.number,
+      proposed_by: r.proposerRole,
+      rate_cents: r.rateCents,
+      hours_per_week: r.hoursPerWeek,
+      start_date: r.startDate,
+      payout_delay_days: r.payoutDelayDays,
+      milestones: r.milestones.map((m) => ({ title: m.title, amount_cents: m.amount_cents, due_date: m.due_date })),
+      notes: r.notes,
+    })),
+    milestones: milestones.map((m) => ({
+      id: m.id,
+      title: m.title,
+      amount_cents: m.amountCents,
+      due_date: m.dueDate,
+      status: m.status,
+      disputed: dispute.milestoneIds.includes(m.id),
+    })),
+    dispute: { opened_by: dispute.openerRole, reason: dispute.reason, description: dispute.description, response: dispute.response },
+    evidence: evidence.map((e) => ({
+      id: e.id,
+      from: e.authorRole,
+      kind: e.kind,
+      text: e.text,
+      file: e.file ? { content_type: e.file.contentType, size_bytes: e.file.sizeBytes } : null,
+    })),
+  };
+}
+
+export async function recommend(ctx: Pick<Context, 'db' | 'config'>, callerId: string, disputeId: string) {
+  const { dispute, contract } = await partyDispute(ctx, callerId, disputeId);
+  const settings = ctx.config.llm;
+  if (!settings) {
+    throw new ApiError(
+      'RECOMMENDATION_UNAVAILABLE',
+      'recommendations are not available on this server: no language model is configured (LLM_URL); none is made up',
+    );
+  }
+  if (dispute.status !== 'responded') {
+    throw new ApiError('INVALID_STATE', `a recommendation is given once the other party has responded; the dispute is ${dispute.status}`);
+  }
+  const facts = await factsOf(ctx, contract, dispute);
+  let answer: Awaited<ReturnType<typeof askForJson>>;
+  try {
+    answer = await askForJson(settings, {
+      messages: recommendationMessages(facts),
+      schemaName: 'dispute_recommendation',
+      schema: RECOMMENDATION_SCHEMA,
+    });
+  } catch (err) {
+    if (!(err instanceof LlmError)) throw err;
+    if (err.kind === 'timeout') throw new ApiError('RECOMMENDATION_TIMEOUT', `${err.message}; nothing was changed`);
+    throw new ApiError('RECOMMENDATION_FAILED', `${err.message}; nothing was changed`);
+  }
+  const checked = checkAnswer(
+    answer.value,
+    facts.evidence.map((e) => e.id),
+  );
+  if ('problem' in checked) {
+    throw new ApiError(
+      'RECOMMENDATION_FAILED',
+      `the model answered something that is not a valid recommendation (${checked.problem}); nothing was changed`,
+    );
+  }
+  return ctx.db.transaction(async (tx) => {
+    const locked = (await repo.lockDispute(tx, dispute.id))!;
+    // Resolved or withdrawn while the model thought: the advice comes too late to be kept.
+    if (locked.status !== 'responded')
+      throw new ApiError('INVALID_STATE', `the dispute was ${locked.status} meanwhile; nothing was changed`);
+    const recommendation = { ...checked.answer, model: answer.model, created_at: new Date().toISOString() };
+    const updated = await repo.updateDispute(tx, locked.id, { recommendation });
+    const view = presentDispute(updated, await repo.countEvidence(tx, locked.id));
+    await disputeEvent(tx, 'dispute.recommended', contract, view, callerId);
+    return view;
+  });
+}

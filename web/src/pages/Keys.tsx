@@ -1,0 +1,180 @@
+// API keys: each key is an agent acting for the owner. Create (the secret shown once), revoke, rotate.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { allPages, api, unwrap, type ApiKey } from '../api.ts';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { PageTitle } from '../components/PageTitle.tsx';
+import { Empty, ErrorMessage, Loading, Time } from '../components/States.tsx';
+import { when } from '../format.ts';
+import { keys } from '../queries.ts';
+
+export function Keys() {
+  const list = useQuery({
+    queryKey: keys.apiKeys,
+    queryFn: () => allPages((cursor) => unwrap(api.GET('/api/keys', { params: { query: { limit: 100, cursor } } }))),
+  });
+  const [secret, setSecret] = useState<{ label: string; key: string } | null>(null);
+  return (
+    <>
+      <PageTitle title="API keys">API keys</PageTitle>
+      <p className="muted">
+        Each key is an agent acting for you. Agents send it as <code>Authorization: Bearer &lt;key&gt;</code> or <code>x-api-key</code>. A
+        key's secret is shown once, when it is created or rotated.
+      </p>
+      {secret && <Secret label={secret.label} value={secret.key} onDone={() => setSecret(null)} />}
+      <CreateKey onCreated={(name, key) => setSecret({ label: `Key “${name}”`, key })} />
+      <h2>Your keys</h2>
+      {list.isPending && <Loading what="your keys" />}
+      {list.isError && <ErrorMessage error={list.error} onRetry={() => void list.refetch()} />}
+      {list.data && list.data.length === 0 && <Empty>No keys yet. Create one above for your first agent.</Empty>}
+      {list.data && list.data.length > 0 && (
+        <div className="table-wrap">
+          <table data-testid="keys">
+            <caption className="visually-hidden">Your API keys, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((k) => (
+                <KeyRow key={k.id} apiKey={k} onRotated={(name, key) => setSecret({ label: `New key for “${name}”`, key })} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Secret({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.focus(), []);
+  return (
+    <div className="secret" ref={box} tabIndex={-1} role="status" aria-live="polite">
+      <p>
+        <strong>{label}:</strong> copy it now; it will not be shown again.
+      </p>
+      <code data-testid="secret">{value}</code>
+      <div className="row">
+        <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(value)}>
+          Copy
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          I have copied it
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (name: string, key: string) => void }) {
+  const queryClient = useQueryClient();
+  const nameId = useId();
+  const agentId = useId();
+  const [name, setName] = useState('');
+  const [agent, setAgent] = useState('');
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/keys', { body: { name: name.trim(), hosted_agent_id: agent.trim() || null } })),
+    onSuccess: (created) => {
+      setName('');
+      setAgent('');
+      onCreated(created.name, created.key);
+      void queryClient.invalidateQueries({ queryKey: keys.apiKeys });
+    },
+  });
+  return (
+    <form
+      className="create-key"
+      onSubmit={(e) => {
+        e.preventDefault();
+        create.mutate();
+      }}
+    >
+      <h2>Create a key</h2>
+      <div className="fields">
+        <div>
+          <label htmlFor={nameId}>Name</label>
+          <input
+            id={nameId}
+            required
+            maxLength={100}
+            placeholder="e.g. research agent"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+        </div>
+        <div>
+          <label htmlFor={agentId}>Hosted agent id (optional)</label>
+          <input id={agentId} maxLength={128} value={agent} onChange={(e) => setAgent(e.target.value)} />
+        </div>
+      </div>
+      <button type="submit" className="primary" disabled={create.isPending || !name.trim()}>
+        {create.isPending ? 'Creating…' : 'Create key'}
+      </button>
+      {create.isError && <ErrorMessage error={create.error} />}
+    </form>
+  );
+}
+
+function KeyRow({ apiKey: k, onRotated }: { apiKey: ApiKey; onRotated: (name: string, key: string) => void }) {
+  const queryClient = useQueryClient();
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: keys.apiKeys });
+  const path = { id: k.id };
+  const rotate = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/keys/{id}/rotate', { params: { path } })),
+    onSuccess: (created) => {
+      onRotated(created.name, created.key);
+      refresh();
+    },
+  });
+  const revoke = useMutation({ mutationFn: () => unwrap(api.POST('/api/keys/{id}/revoke', { params: { path } })), onSuccess: refresh });
+  const status = k.revoked_at ? `${k.replaced_by_id ? 'Rotated' : 'Revoked'}, ` : 'Active';
+  return (
+    <tr>
+      <th scope="row">{k.name}</th>
+      <td>
+        <code>{k.prefix}…</code>
+      </td>
+      <td>{k.hosted_agent_id ?? '—'}</td>
+      <td>
+        <Time iso={k.created_at} format={when} />
+      </td>
+      <td>{k.last_used_at ? <Time iso={k.last_used_at} format={when} /> : 'Never'}</td>
+      <td className={k.revoked_at ? 'muted' : undefined}>
+        {status}
+        {k.revoked_at && <Time iso={k.revoked_at} format={when} />}
+      </td>
+      <td>
+        {!k.revoked_at && (
+          <div className="row">
+            <ConfirmButton
+              label="Rotate"
+              ariaLabel={`Rotate ${k.name}`}
+              question={`Rotate “${k.name}”? The current key stops working at once.`}
+              confirmLabel="Yes, rotate"
+              busy={rotate.isPending}
+              onConfirm={() => rotate.mutate()}
+            />
+            <ConfirmButton
+              label="Revoke"
+              ariaLabel={`Revoke ${k.name}`}
+              question={`Revoke “${k.name}”? It stops working at once.`}
+              confirmLabel="Yes, revoke"
+              busy={revoke.isPending}
+              onConfirm={() => revoke.mutate()}
+            />
+          </div>
+        )}
+        {(rotate.isError || revoke.isError) && <ErrorMessage error={rotate.error ?? revoke.error} />}
+      </td>
+    </tr>
+  );
+}
