@@ -9,7 +9,9 @@ import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp.ts
 import { APPROVAL_REMINDER_QUEUE, NOTIFICATION_EMAIL_QUEUE } from '../jobs/queues.ts';
 import { formatUtc } from '../src/notifications/templates.ts';
 
-const TTL_MS = 12_000;
+// Long enough that the first reminder's two runs end well before the second offset, however
+// slow the machine (a 12 s TTL let a loaded CI run reach the 6 s window during them).
+const TTL_MS = 30_000;
 let server: TestServer;
 let smtp: FakeSmtp;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -20,8 +22,8 @@ beforeAll(async () => {
     SMTP_URL: smtp.url,
     MAIL_FROM: 'gigmarket <noreply@example.com>',
     CONTRACT_APPROVAL_TTL: `${TTL_MS / 1000}s`,
-    // One reminder due as soon as a contract exists (1 h > the TTL), one 6 s before the deadline.
-    APPROVAL_REMINDERS: '1h,6s',
+    // One reminder due as soon as a contract exists (1 h > the TTL), one 8 s before the deadline.
+    APPROVAL_REMINDERS: '1h,8s',
     EMAIL_RETRY_DELAY: '1s',
   });
 });
@@ -127,8 +129,9 @@ describe('approval reminders', () => {
     await run(); // nothing new: the 1 h reminder was sent
     expect(await mailTo('rita@example.com', 1, /left to approve/)).toHaveLength(1);
 
-    // Within 6 s of the deadline, the second one, once.
-    await sleep(Math.max(0, deadline.getTime() - 6000 - Date.now()) + 200);
+    // Within 8 s of the deadline, the second one, once.
+    expect(Date.now()).toBeLessThan(deadline.getTime() - 8000); // the first phase ended in time
+    await sleep(Math.max(0, deadline.getTime() - 8000 - Date.now()) + 200);
     await run();
     await run();
     expect(await mailTo('rita@example.com', 2, /left to approve/)).toHaveLength(2);
@@ -145,7 +148,7 @@ describe('approval reminders', () => {
       '1 hour left to approve "Build a Rust CLI"',
       '1 hour left to approve "Build a Rust CLI"',
     ]);
-  }, 40_000);
+  }, 60_000);
 });
 
 describe('SMTP failures', () => {
