@@ -5,11 +5,13 @@ import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { sendInertFile, uploadOf } from '../src/http/uploads.ts';
+import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as disputes from '../src/services/disputes.ts';
 import * as resolution from '../src/services/dispute-resolution.ts';
 import { recommend } from '../src/services/dispute-recommendation.ts';
 
 type Operations =
+  | 'listDisputes'
   | 'createDispute'
   | 'getDispute'
   | 'respondToDispute'
@@ -22,6 +24,17 @@ type Operations =
 
 export function disputeHandlers(ctx: Context): Handlers<Operations> {
   return {
+    async listDisputes(request) {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const { rows, present } = await disputes.listDisputes(ctx, principalOf(request).userId, {
+        status: request.query.status,
+        contractId: request.query.contract_id,
+        limit,
+        beforeId: decodeCursor(request.query.cursor),
+      });
+      return page(rows, limit, present);
+    },
+
     async createDispute(request, reply) {
       const { reason, description, milestone_ids } = request.body;
       const view = await disputes.openDispute(ctx, principalOf(request).userId, request.params.id, {

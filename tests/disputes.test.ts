@@ -205,6 +205,44 @@ describe('GET /api/disputes/{id}', () => {
   });
 });
 
+describe('GET /api/disputes', () => {
+  it("lists the disputes of the caller's contracts, newest first, by status or contract, a page at a time", async () => {
+    const owner = await server.user('Listing Client');
+    const worker = await server.user('Listing Worker');
+    const first = (await fundedSandboxContract(owner, worker, [{ title: 'Parser', amount_cents: 5_000 }])).contract;
+    const second = (await fundedSandboxContract(owner, worker, [{ title: 'Docs', amount_cents: 1_000 }])).contract;
+    const older = (await open(owner, first.id, [first.milestones[0]!.id])).data!;
+    expect((await withdraw(owner, older.id)).response.status).toBe(200);
+    const newer = (await open(worker, second.id, [second.milestones[0]!.id])).data!;
+    expect((await addText(owner, newer.id, 'The docs were delivered late.')).response.status).toBe(201);
+    const list = (user: { api: User['api'] }, query: Record<string, unknown> = {}) => user.api.GET('/api/disputes', { params: { query } });
+
+    const all = await list(owner);
+    expect(all.response.status).toBe(200);
+    assertMatchesSpec('/api/disputes', 'get', 200, all.response.headers.get('content-type'), all.data);
+    expect(all.data!.data.map((d) => [d.id, d.status, d.opener_role, d.evidence_count])).toEqual([
+      [newer.id, 'open', 'worker', 1],
+      [older.id, 'withdrawn', 'client', 0],
+    ]);
+    expect(all.data!.data[0]).not.toHaveProperty('evidence');
+    expect((await list(worker)).data!.data.map((d) => d.id)).toEqual([newer.id, older.id]);
+    expect((await list(owner, { status: 'open' })).data!.data.map((d) => d.id)).toEqual([newer.id]);
+    expect((await list(owner, { contract_id: first.id })).data!.data.map((d) => d.id)).toEqual([older.id]);
+
+    const page1 = (await list(owner, { limit: 1 })).data!;
+    expect(page1.data.map((d) => d.id)).toEqual([newer.id]);
+    const page2 = (await list(owner, { limit: 1, cursor: page1.next_cursor })).data!;
+    expect(page2).toEqual({ data: [expect.objectContaining({ id: older.id })], next_cursor: null });
+
+    // Strangers see none, not even by the contract's id; bad filters are refused.
+    expect((await list(stranger)).data!.data).toEqual([]);
+    expect((await list(stranger, { contract_id: first.id })).data!.data).toEqual([]);
+    expectInvalid(await list(owner, { status: 'closed' }), 'query.status');
+    expectInvalid(await list(owner, { contract_id: 'nope' }), 'query.contract_id');
+    expectError(await list({ api: server.anonymous }), 401, 'UNAUTHENTICATED');
+  });
+});
+
 describe('POST /api/disputes/{id}/response', () => {
   it('lets the other party respond once; not the opener, not a stranger', async () => {
     const { worker, dispute } = await disputed();

@@ -1,6 +1,6 @@
 // Disputes and their evidence. Reads take the caller's id: a dispute is visible to the two parties
 // of its contract only.
-import { and, asc, count, eq, or } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import { contracts, disputeEvidence, disputes, gigs, storedFiles } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { ContractRow } from './contracts.ts';
@@ -25,6 +25,29 @@ export async function getDisputeForParty(
     .where(and(eq(disputes.id, id), isParty(userId)))
     .limit(1);
   return row;
+}
+
+/** The disputes of the caller's contracts, newest first: limit + 1 rows, for paging. */
+export async function listDisputesForParty(
+  db: Executor,
+  userId: string,
+  filter: { status?: DisputeRow['status']; contractId?: string; limit: number; beforeId?: string },
+): Promise<DisputeRow[]> {
+  const rows = await db
+    .select({ dispute: disputes })
+    .from(disputes)
+    .innerJoin(contracts, eq(contracts.id, disputes.contractId))
+    .where(
+      and(
+        isParty(userId),
+        filter.status ? eq(disputes.status, filter.status) : undefined,
+        filter.contractId ? eq(disputes.contractId, filter.contractId) : undefined,
+        filter.beforeId ? lt(disputes.id, filter.beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(disputes.id))
+    .limit(filter.limit + 1);
+  return rows.map((r) => r.dispute);
 }
 
 /** For jobs, which act for no caller. */
@@ -60,6 +83,17 @@ export async function countEvidence(db: Executor, disputeId: string, authorUserI
     .from(disputeEvidence)
     .where(and(eq(disputeEvidence.disputeId, disputeId), authorUserId ? eq(disputeEvidence.authorUserId, authorUserId) : undefined));
   return row?.n ?? 0;
+}
+
+/** How much evidence each of the disputes has (absent: none). */
+export async function countEvidenceOf(db: Executor, disputeIds: string[]): Promise<Map<string, number>> {
+  if (!disputeIds.length) return new Map();
+  const rows = await db
+    .select({ disputeId: disputeEvidence.disputeId, n: count() })
+    .from(disputeEvidence)
+    .where(inArray(disputeEvidence.disputeId, disputeIds))
+    .groupBy(disputeEvidence.disputeId);
+  return new Map(rows.map((r) => [r.disputeId, r.n]));
 }
 
 export async function insertEvidence(tx: Executor, values: typeof disputeEvidence.$inferInsert & { id: string }): Promise<EvidenceRow> {

@@ -1119,6 +1119,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description The disputes of the contracts the caller is a party to, newest first, whoever opened them;
+         *     optionally only those in one `status`, or of one contract. Without the evidence list
+         *     (`GET /api/disputes/{id}?evidence=1` has it). A dispute in `open` opened by the other
+         *     party is one that awaits the caller's response.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/disputes/{id}": {
         parameters: {
             query?: never;
@@ -3724,6 +3747,10 @@ export interface components {
             withdrawn_at: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        DisputeList: {
+            data: components["schemas"]["Dispute"][];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /**
          * @description `up`: relevant, ranks higher. `down`: not relevant, ranks lower. `hide`: never show it to me.
@@ -7745,6 +7772,39 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /** @description Only disputes in this status. */
+                status?: components["schemas"]["DisputeStatus"];
+                /** @description Only the disputes of this contract (none when the caller is not one of its parties). */
+                contract_id?: components["schemas"]["Uuid"];
+                /** @description The most items to return. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

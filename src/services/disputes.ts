@@ -99,6 +99,20 @@ export async function getDispute(ctx: Pick<Context, 'db' | 'config'>, callerId: 
   return disputeView(ctx, dispute, withEvidence);
 }
 
+/** The disputes of the caller's contracts, newest first: `rows` holds limit + 1 (for paging), `present` shows one. */
+export async function listDisputes(
+  ctx: Pick<Context, 'db'>,
+  callerId: string,
+  filter: { status?: DisputeRow['status']; contractId?: string; limit: number; beforeId?: string },
+) {
+  const rows = await repo.listDisputesForParty(ctx.db, callerId, filter);
+  const counts = await repo.countEvidenceOf(
+    ctx.db,
+    rows.slice(0, filter.limit).map((d) => d.id),
+  );
+  return { rows, present: (d: DisputeRow) => presentDispute(d, counts.get(d.id) ?? 0) };
+}
+
 /** The party the dispute was opened against answers it, once. */
 export async function respond(ctx: Ctx, callerId: string, disputeId: string, text: string) {
   const { contract } = await partyDispute(ctx, callerId, disputeId);
