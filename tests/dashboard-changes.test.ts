@@ -126,7 +126,7 @@ describe('actorText', () => {
     expect(actorText({ user_id: 'other', api_key_id: 'k', hosted_agent_id: 'agent-9' }, me, myKeys)).toBe(
       "the other party's agent agent-9",
     );
-    expect(actorText({ user_id: 'other', api_key_id: 'k', hosted_agent_id: null }, me, myKeys)).toBe("the other party's agent an API key");
+    expect(actorText({ user_id: 'other', api_key_id: 'k', hosted_agent_id: null }, me, myKeys)).toBe('the other party, by an API key');
     expect(actorText({ user_id: 'other', api_key_id: null, hosted_agent_id: null }, me, myKeys)).toBe('the other party, in the browser');
     expect(actorText(null, me, myKeys)).toBe('gigmarket');
   });
@@ -147,6 +147,8 @@ describe('eventText', () => {
       ),
     ).toBe('Round 2 (the worker’s terms) proposed');
     expect(eventText(event('contract.revised'))).toBe('Contract sent back to negotiation');
-    expect(eventText(event('dispute.opened'))).toBe('dispute opened');
+    expect(eventText(event('dispute.opened'))).toBe('Dispute opened');
+    // A type without words of its own: its name, spelled out.
+    expect(eventText(event('review.published'))).toBe('review published');
   });
 });

@@ -5,6 +5,8 @@ import { ErrorMessage, Loading } from './components/States.tsx';
 import { ContractPage } from './pages/ContractPage.tsx';
 import { Contracts } from './pages/Contracts.tsx';
 import { Credits } from './pages/Credits.tsx';
+import { DisputePage } from './pages/DisputePage.tsx';
+import { Disputes } from './pages/Disputes.tsx';
 import { GigPage } from './pages/GigPage.tsx';
 import { Gigs } from './pages/Gigs.tsx';
 import { Keys } from './pages/Keys.tsx';
@@ -49,6 +51,8 @@ export function App() {
       {route.page === 'gig' && <GigPage key={route.id} id={route.id} me={me.data} />}
       {route.page === 'notifications' && <Notifications />}
       {route.page === 'credits' && <Credits />}
+      {route.page === 'disputes' && <Disputes me={me.data} />}
+      {route.page === 'dispute' && <DisputePage key={route.id} id={route.id} me={me.data} />}
       {route.page === 'not-found' && (
         <>
           <PageTitle title="Not found">Nothing here</PageTitle>

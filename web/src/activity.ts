@@ -6,7 +6,7 @@ export type Actor = Event['actor'];
 
 /**
  * "you, in the browser", "your key 'research' (agent agent-7)", "the other party's agent agent-9"
- * (or "an API key" when that key names no hosted agent), "the other party, in the browser", and
+ * (or "the other party, by an API key" when that key names no hosted agent), "the other party, in the browser", and
  * "gigmarket" for what the platform did (a job, the payment provider, an operator).
  */
 export function actorText(actor: Actor, meId: string, myKeys: readonly Pick<ApiKey, 'id' | 'name'>[]): string {
@@ -18,7 +18,7 @@ export function actorText(actor: Actor, meId: string, myKeys: readonly Pick<ApiK
     return key ? `your key '${key.name}'${agent}` : `one of your API keys${agent}`;
   }
   if (!actor.api_key_id) return 'the other party, in the browser';
-  return `the other party's agent ${actor.hosted_agent_id ?? 'an API key'}`;
+  return actor.hosted_agent_id ? `the other party's agent ${actor.hosted_agent_id}` : 'the other party, by an API key';
 }
 
 const EVENT_TEXT: Record<string, string> = {
@@ -47,6 +47,13 @@ const EVENT_TEXT: Record<string, string> = {
   'milestone.released': 'Milestone released',
   'milestone.paid': 'Milestone paid out',
   'milestone.refunded': 'Milestone refunded',
+  'dispute.opened': 'Dispute opened',
+  'dispute.responded': 'Dispute responded to',
+  'dispute.evidence_added': 'Evidence added',
+  'dispute.recommended': 'Advisory recommendation given',
+  'dispute.outcome_accepted': 'Outcome accepted by one party',
+  'dispute.resolved': 'Dispute resolved: both parties accepted the same outcome',
+  'dispute.withdrawn': 'Dispute withdrawn',
 };
 
 /** The event type in words; a round names its number and whose terms it holds (the actor says who typed them). */

@@ -16,6 +16,11 @@ export const keys = {
   apiKeys: ['api-keys'] as const,
 };
 
+export const reviewKeys = {
+  all: ['reviews'] as const,
+  ofContract: (id: string) => ['reviews', 'contract', id] as const,
+};
+
 export function createQueryClient(): QueryClient {
   // A 401 anywhere means the session ended (signed out elsewhere, expired): show the sign-in.
   const onError = (error: unknown) => {

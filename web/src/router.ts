@@ -13,6 +13,8 @@ export type Route =
   | { page: 'gig'; id: string }
   | { page: 'notifications' }
   | { page: 'credits' }
+  | { page: 'disputes' }
+  | { page: 'dispute'; id: string }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -28,6 +30,9 @@ export function parseRoute(hash: string): Route {
   if (path === '/credits') return { page: 'credits' };
   const gig = /^\/gigs\/([^/?#]+)$/.exec(path);
   if (gig) return { page: 'gig', id: decodeURIComponent(gig[1]!) };
+  if (path === '/disputes') return { page: 'disputes' };
+  const dispute = /^\/disputes\/([^/?#]+)$/.exec(path);
+  if (dispute) return { page: 'dispute', id: decodeURIComponent(dispute[1]!) };
   const contract = /^\/contracts\/([^/?#]+)$/.exec(path);
   if (contract) return { page: 'contract', id: decodeURIComponent(contract[1]!) };
   return { page: 'not-found', path };
@@ -44,6 +49,8 @@ export const href = {
   gig: (id: string) => `#/gigs/${encodeURIComponent(id)}`,
   notifications: '#/notifications',
   credits: '#/credits',
+  disputes: '#/disputes',
+  dispute: (id: string) => `#/disputes/${encodeURIComponent(id)}`,
 };
 
 let navigated = false;

@@ -10,6 +10,7 @@ const NAV: { label: string; href: string; pages: Route['page'][]; badge?: ReactN
   { label: 'Contracts', href: href.contracts, pages: ['contracts', 'contract'] },
   { label: 'Negotiations', href: href.negotiations, pages: ['negotiations', 'negotiation'] },
   { label: 'Gigs', href: href.gigs, pages: ['gigs', 'gig'] },
+  { label: 'Disputes', href: href.disputes, pages: ['disputes', 'dispute'] },
   { label: 'Notifications', href: href.notifications, pages: ['notifications'], badge: <UnreadBadge /> },
   { label: 'Credits', href: href.credits, pages: ['credits'] },
   { label: 'API keys', href: href.keys, pages: ['keys'] },

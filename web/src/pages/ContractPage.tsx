@@ -10,8 +10,11 @@ import { roleIn, useContract, useDisplayName } from '../queries.ts';
 import { href } from '../router.ts';
 import { ContractActions } from './ContractActions.tsx';
 import { ContractChanges } from './ContractChanges.tsx';
+import { ContractDisputes } from './ContractDisputes.tsx';
+import { ContractReviews } from './ContractReviews.tsx';
 import { ContractTerms } from './ContractTerms.tsx';
 import { Milestones } from './Milestones.tsx';
+import { Payouts } from './Payouts.tsx';
 
 export function ContractPage({ id, me }: { id: string; me: Me }) {
   const contract = useContract(id);
@@ -58,7 +61,10 @@ export function ContractPage({ id, me }: { id: string; me: Me }) {
       <ContractTerms contract={c} />
       <ContractChanges contract={c} />
       <Milestones contract={c} role={role} />
+      <Payouts contract={c} />
       <ContractActions contract={c} role={role} />
+      <ContractDisputes contract={c} />
+      <ContractReviews contract={c} />
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
         <dl className="facts">
