@@ -13,6 +13,8 @@ import { Negotiations } from './pages/Negotiations.tsx';
 import { Notifications } from './pages/Notifications.tsx';
 import { Overview } from './pages/Overview.tsx';
 import { SignIn } from './pages/SignIn.tsx';
+import { WebhookPage } from './pages/WebhookPage.tsx';
+import { Webhooks } from './pages/Webhooks.tsx';
 import { useMe } from './queries.ts';
 import { useEffect } from 'react';
 import { href, restoreRouteAfterSignIn, useRoute } from './router.ts';
@@ -49,6 +51,8 @@ export function App() {
       {route.page === 'gig' && <GigPage key={route.id} id={route.id} me={me.data} />}
       {route.page === 'notifications' && <Notifications />}
       {route.page === 'credits' && <Credits />}
+      {route.page === 'webhooks' && <Webhooks />}
+      {route.page === 'webhook' && <WebhookPage key={route.id} id={route.id} />}
       {route.page === 'not-found' && (
         <>
           <PageTitle title="Not found">Nothing here</PageTitle>

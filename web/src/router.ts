@@ -13,6 +13,8 @@ export type Route =
   | { page: 'gig'; id: string }
   | { page: 'notifications' }
   | { page: 'credits' }
+  | { page: 'webhooks' }
+  | { page: 'webhook'; id: string }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -26,6 +28,9 @@ export function parseRoute(hash: string): Route {
   if (path === '/gigs') return { page: 'gigs' };
   if (path === '/notifications') return { page: 'notifications' };
   if (path === '/credits') return { page: 'credits' };
+  if (path === '/webhooks') return { page: 'webhooks' };
+  const webhook = /^\/webhooks\/([^/?#]+)$/.exec(path);
+  if (webhook) return { page: 'webhook', id: decodeURIComponent(webhook[1]!) };
   const gig = /^\/gigs\/([^/?#]+)$/.exec(path);
   if (gig) return { page: 'gig', id: decodeURIComponent(gig[1]!) };
   const contract = /^\/contracts\/([^/?#]+)$/.exec(path);
@@ -44,6 +49,8 @@ export const href = {
   gig: (id: string) => `#/gigs/${encodeURIComponent(id)}`,
   notifications: '#/notifications',
   credits: '#/credits',
+  webhooks: '#/webhooks',
+  webhook: (id: string) => `#/webhooks/${encodeURIComponent(id)}`,
 };
 
 let navigated = false;
