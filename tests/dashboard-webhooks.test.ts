@@ -128,6 +128,12 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: webhooks'), () =
     expect(text).toContain(attempt!.error!);
     expect(text).toContain(local(attempt!.next_retry_at!));
     expect(text).toContain(attempt!.event_id);
+    const failingSince = (await endpoint()).failing_since;
+    expect(failingSince).not.toBeNull();
+    await page
+      .getByTestId('endpoint-state')
+      .getByText(`Failing since ${local(failingSince!)}.`)
+      .waitFor();
     await checkPage(page, 'webhook-failed');
 
     await page.getByRole('button', { name: 'Redeliver gig.created (attempt 1)' }).click();
@@ -139,6 +145,8 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: webhooks'), () =
     const received = receiver.received.filter((r) => r.headers['webhook-id'] === attempt!.event_id);
     expect(received).toHaveLength(2);
     expectSigned(received[1]!, secret, 'gig.created');
+    expect((await endpoint()).failing_since).toBeNull(); // a success ends the failing streak
+    await page.getByTestId('endpoint-state').getByText('Failing since', { exact: false }).waitFor({ state: 'detached' });
   });
 
   it('rotates the secret: the new one is shown once and signs the next delivery', async () => {

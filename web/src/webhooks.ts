@@ -9,6 +9,9 @@ export type DisabledReason = NonNullable<WebhookEndpoint['disabled_reason']>;
 /** A type of the event catalog (the spec's `webhooks:`). */
 export type WebhookEventType = keyof webhooks;
 
+/** Attempts, retries and redeliveries land behind the page's back: an endpoint's page reads it and its log again this often. */
+export const REFRESH_MS = 3000;
+
 export const webhookKeys = {
   all: ['webhooks'] as const,
   list: ['webhooks', 'list'] as const,

@@ -7,10 +7,7 @@ import { api, unwrap } from '../api.ts';
 import { ListTable, ShowMore } from '../components/Lists.tsx';
 import { Empty, ErrorMessage, Loading, Time } from '../components/States.tsx';
 import { when } from '../format.ts';
-import { webhookKeys, type WebhookDelivery, type WebhookEndpoint } from '../webhooks.ts';
-
-/** Retries and redeliveries land behind the page's back: the log is read again this often. */
-const REFRESH_MS = 3000;
+import { REFRESH_MS, webhookKeys, type WebhookDelivery, type WebhookEndpoint } from '../webhooks.ts';
 
 export function WebhookDeliveries({ endpoint: e }: { endpoint: WebhookEndpoint }) {
   const list = useInfiniteQuery({

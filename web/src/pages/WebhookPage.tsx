@@ -9,7 +9,7 @@ import { Secret } from '../components/Secret.tsx';
 import { ErrorMessage, Loading, Time } from '../components/States.tsx';
 import { when } from '../format.ts';
 import { href } from '../router.ts';
-import { endpointState, webhookKeys } from '../webhooks.ts';
+import { endpointState, REFRESH_MS, webhookKeys } from '../webhooks.ts';
 import { WebhookActions } from './WebhookActions.tsx';
 import { WebhookDeliveries } from './WebhookDeliveries.tsx';
 import { WebhookSettings } from './WebhookSettings.tsx';
@@ -19,6 +19,7 @@ export function WebhookPage({ id }: { id: string }) {
   const endpoint = useQuery({
     queryKey: webhookKeys.endpoint(id),
     queryFn: () => unwrap(api.GET('/api/webhooks/{id}', { params: { path: { id } } })),
+    refetchInterval: REFRESH_MS,
   });
   const [secret, setSecret] = useState<string | null>(null);
   if (endpoint.isPending || endpoint.isError)

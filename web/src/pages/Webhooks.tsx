@@ -57,6 +57,12 @@ function Row({ endpoint: e }: { endpoint: WebhookEndpoint }) {
       <td className="types">{eventTypesText(e.event_types)}</td>
       <td>
         <span className={`status ${e.enabled ? 'status-active' : 'status-cancelled'}`}>{endpointState(e)}</span>
+        {e.enabled && e.failing_since && (
+          <span className="small">
+            {' '}
+            Failing since <Time iso={e.failing_since} format={when} />
+          </span>
+        )}
       </td>
       <td>
         <Time iso={e.created_at} format={when} />
