@@ -15,6 +15,8 @@ import { Negotiations } from './pages/Negotiations.tsx';
 import { Notifications } from './pages/Notifications.tsx';
 import { Overview } from './pages/Overview.tsx';
 import { SignIn } from './pages/SignIn.tsx';
+import { WebhookPage } from './pages/WebhookPage.tsx';
+import { Webhooks } from './pages/Webhooks.tsx';
 import { useMe } from './queries.ts';
 import { useEffect } from 'react';
 import { href, restoreRouteAfterSignIn, useRoute } from './router.ts';
@@ -53,6 +55,8 @@ export function App() {
       {route.page === 'credits' && <Credits />}
       {route.page === 'disputes' && <Disputes me={me.data} />}
       {route.page === 'dispute' && <DisputePage key={route.id} id={route.id} me={me.data} />}
+      {route.page === 'webhooks' && <Webhooks />}
+      {route.page === 'webhook' && <WebhookPage key={route.id} id={route.id} />}
       {route.page === 'not-found' && (
         <>
           <PageTitle title="Not found">Nothing here</PageTitle>

@@ -15,6 +15,8 @@ export type Route =
   | { page: 'credits' }
   | { page: 'disputes' }
   | { page: 'dispute'; id: string }
+  | { page: 'webhooks' }
+  | { page: 'webhook'; id: string }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -28,6 +30,9 @@ export function parseRoute(hash: string): Route {
   if (path === '/gigs') return { page: 'gigs' };
   if (path === '/notifications') return { page: 'notifications' };
   if (path === '/credits') return { page: 'credits' };
+  if (path === '/webhooks') return { page: 'webhooks' };
+  const webhook = /^\/webhooks\/([^/?#]+)$/.exec(path);
+  if (webhook) return { page: 'webhook', id: decodeURIComponent(webhook[1]!) };
   const gig = /^\/gigs\/([^/?#]+)$/.exec(path);
   if (gig) return { page: 'gig', id: decodeURIComponent(gig[1]!) };
   if (path === '/disputes') return { page: 'disputes' };
@@ -51,6 +56,8 @@ export const href = {
   credits: '#/credits',
   disputes: '#/disputes',
   dispute: (id: string) => `#/disputes/${encodeURIComponent(id)}`,
+  webhooks: '#/webhooks',
+  webhook: (id: string) => `#/webhooks/${encodeURIComponent(id)}`,
 };
 
 let navigated = false;

@@ -14,6 +14,7 @@ const NAV: { label: string; href: string; pages: Route['page'][]; badge?: ReactN
   { label: 'Notifications', href: href.notifications, pages: ['notifications'], badge: <UnreadBadge /> },
   { label: 'Credits', href: href.credits, pages: ['credits'] },
   { label: 'API keys', href: href.keys, pages: ['keys'] },
+  { label: 'Webhooks', href: href.webhooks, pages: ['webhooks', 'webhook'] },
 ];
 
 export function Layout({ me, route, children }: { me: Me; route: Route; children: ReactNode }) {

@@ -1,9 +1,10 @@
 // API keys: each key is an agent acting for the owner. Create (the secret shown once), revoke, rotate.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { allPages, api, unwrap, type ApiKey } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { PageTitle } from '../components/PageTitle.tsx';
+import { Secret } from '../components/Secret.tsx';
 import { Empty, ErrorMessage, Loading, Time } from '../components/States.tsx';
 import { when } from '../format.ts';
 import { keys } from '../queries.ts';
@@ -51,27 +52,6 @@ export function Keys() {
         </div>
       )}
     </>
-  );
-}
-
-function Secret({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => box.current?.focus(), []);
-  return (
-    <div className="secret" ref={box} tabIndex={-1} role="status" aria-live="polite">
-      <p>
-        <strong>{label}:</strong> copy it now; it will not be shown again.
-      </p>
-      <code data-testid="secret">{value}</code>
-      <div className="row">
-        <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(value)}>
-          Copy
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          I have copied it
-        </button>
-      </div>
-    </div>
   );
 }
 
