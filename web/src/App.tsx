@@ -12,6 +12,7 @@ import { NegotiationPage } from './pages/NegotiationPage.tsx';
 import { Negotiations } from './pages/Negotiations.tsx';
 import { Notifications } from './pages/Notifications.tsx';
 import { Overview } from './pages/Overview.tsx';
+import { Profile } from './pages/Profile.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { useMe } from './queries.ts';
 import { useEffect } from 'react';
@@ -49,6 +50,7 @@ export function App() {
       {route.page === 'gig' && <GigPage key={route.id} id={route.id} me={me.data} />}
       {route.page === 'notifications' && <Notifications />}
       {route.page === 'credits' && <Credits />}
+      {route.page === 'profile' && <Profile me={me.data} />}
       {route.page === 'not-found' && (
         <>
           <PageTitle title="Not found">Nothing here</PageTitle>

@@ -13,6 +13,7 @@ export type Route =
   | { page: 'gig'; id: string }
   | { page: 'notifications' }
   | { page: 'credits' }
+  | { page: 'profile' }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -26,6 +27,7 @@ export function parseRoute(hash: string): Route {
   if (path === '/gigs') return { page: 'gigs' };
   if (path === '/notifications') return { page: 'notifications' };
   if (path === '/credits') return { page: 'credits' };
+  if (path === '/profile') return { page: 'profile' };
   const gig = /^\/gigs\/([^/?#]+)$/.exec(path);
   if (gig) return { page: 'gig', id: decodeURIComponent(gig[1]!) };
   const contract = /^\/contracts\/([^/?#]+)$/.exec(path);
@@ -44,6 +46,7 @@ export const href = {
   gig: (id: string) => `#/gigs/${encodeURIComponent(id)}`,
   notifications: '#/notifications',
   credits: '#/credits',
+  profile: '#/profile',
 };
 
 let navigated = false;

@@ -13,6 +13,7 @@ const NAV: { label: string; href: string; pages: Route['page'][]; badge?: ReactN
   { label: 'Notifications', href: href.notifications, pages: ['notifications'], badge: <UnreadBadge /> },
   { label: 'Credits', href: href.credits, pages: ['credits'] },
   { label: 'API keys', href: href.keys, pages: ['keys'] },
+  { label: 'Profile', href: href.profile, pages: ['profile'] },
 ];
 
 export function Layout({ me, route, children }: { me: Me; route: Route; children: ReactNode }) {
