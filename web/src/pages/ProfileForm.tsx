@@ -29,7 +29,7 @@ const draftOf = (me: Me): Draft => ({
 /** An emptied optional field removes the value (`null`). */
 const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
 
-/** The fields that differ from the saved profile, as PATCH takes them. */
+/** The fields that differ from the profile the draft started from, as PATCH takes them. */
 function changesOf(draft: Draft, me: Me): ProfileUpdate {
   const changes: ProfileUpdate = {};
   if (draft.display_name !== me.display_name) changes.display_name = draft.display_name;
@@ -46,13 +46,22 @@ function changesOf(draft: Draft, me: Me): ProfileUpdate {
 
 export function ProfileForm({ me }: { me: Me }) {
   const queryClient = useQueryClient();
+  // The profile the draft started from: only the fields edited since are sent, so that a change
+  // made meanwhile elsewhere (an agent, another tab) is not overwritten with what the form showed.
+  const [base, setBase] = useState(me);
   const [draft, setDraft] = useState(() => draftOf(me));
-  const changes = changesOf(draft, me);
+  const changes = changesOf(draft, base);
   const changed = Object.keys(changes).length > 0;
+  if (me.updated_at !== base.updated_at && !changed) {
+    // Changed elsewhere while the form is untouched: show the profile as it is now.
+    setBase(me);
+    setDraft(draftOf(me));
+  }
   const save = useMutation({
     mutationFn: (body: ProfileUpdate) => unwrap(api.PATCH('/api/profile/me', { body })),
     onSuccess: (updated) => {
       queryClient.setQueryData(keys.me, updated);
+      setBase(updated);
       setDraft(draftOf(updated));
       void queryClient.invalidateQueries({ queryKey: profileKeys.all });
     },
