@@ -4,7 +4,8 @@
 // A real PDF is uploaded, listed and downloaded; a text file is refused with the API's 415
 // message, a file over 5 MB with the 413 one; the resume is deleted. Another user vouches for the
 // owner and a client reviews them after a completed contract: both show under "What others see".
-// A second owner deletes their account in the danger zone and is signed out. Each page is checked
+// Deleting the account is refused while that contract's payout is owed (409, in the API's words);
+// a second owner deletes theirs in the danger zone and is signed out. Each page is checked
 // with axe-core and saved in test-results/dashboard/.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,6 +198,19 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: profile'), () =>
     expect(overflow).toBeLessThanOrEqual(1);
     await checkPage(page, 'profile-phone');
     await page.setViewportSize({ width: 1200, height: 900 });
+  });
+
+  it("refuses the deletion while a contract's payout is owed, naming it in the API's words; nothing changes", async () => {
+    // The contract the review came from is completed, but its released milestone is not paid out yet.
+    const { data: contracts } = await owner.api.GET('/api/contracts', { params: { query: { status: 'completed' } } });
+    const contractId = contracts!.data[0]!.id;
+    const zone = page.getByRole('region', { name: 'Danger zone: delete your account' });
+    await zone.getByRole('button', { name: 'Delete my account…' }).click();
+    await zone.getByRole('button', { name: 'Yes, delete my account' }).click();
+    const refusal = zone.getByRole('alert');
+    await refusal.getByText('409 CONFLICT', { exact: false }).waitFor();
+    expect(await refusal.innerText()).toContain(`the account has contracts that must finish first: ${contractId} (payout owed)`);
+    expect((await me()).display_name).toBe('Paula P. Profile');
   });
 
   it('deletes an account in the danger zone, confirmed: the owner is signed out and the session ends', async () => {
