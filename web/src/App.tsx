@@ -14,6 +14,7 @@ import { NegotiationPage } from './pages/NegotiationPage.tsx';
 import { Negotiations } from './pages/Negotiations.tsx';
 import { Notifications } from './pages/Notifications.tsx';
 import { Overview } from './pages/Overview.tsx';
+import { Profile } from './pages/Profile.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { WebhookPage } from './pages/WebhookPage.tsx';
 import { Webhooks } from './pages/Webhooks.tsx';
@@ -57,6 +58,7 @@ export function App() {
       {route.page === 'dispute' && <DisputePage key={route.id} id={route.id} me={me.data} />}
       {route.page === 'webhooks' && <Webhooks />}
       {route.page === 'webhook' && <WebhookPage key={route.id} id={route.id} />}
+      {route.page === 'profile' && <Profile me={me.data} />}
       {route.page === 'not-found' && (
         <>
           <PageTitle title="Not found">Nothing here</PageTitle>

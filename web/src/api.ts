@@ -24,21 +24,29 @@ export type ContractStatus = Contract['status'];
 export type ApiKey = Ok<'/api/keys', 'get'>['data'][number];
 export type Me = Ok<'/api/profile/me', 'get'>;
 
-/** An API error: the status and the envelope's code and message, which the page shows as they are. */
+/** One invalid field of a `VALIDATION_FAILED` refusal: where (`body.email`) and why. */
+export interface ApiIssue {
+  path: string;
+  message: string;
+}
+
+/** An API error: the status and the envelope's code, message and issues, which the page shows as they are. */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  readonly issues: readonly ApiIssue[];
+  constructor(status: number, code: string, message: string, issues: readonly ApiIssue[] = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.issues = issues;
   }
 }
 
-function envelope(error: unknown): { code?: string; message?: string } {
+function envelope(error: unknown): { code?: string; message?: string; issues?: ApiIssue[] } {
   if (error && typeof error === 'object' && 'error' in error) {
     const inner = (error as { error: unknown }).error;
-    if (inner && typeof inner === 'object') return inner as { code?: string; message?: string };
+    if (inner && typeof inner === 'object') return inner as { code?: string; message?: string; issues?: ApiIssue[] };
   }
   return {};
 }
@@ -52,8 +60,13 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
     throw new ApiError(0, 'NETWORK', 'The server could not be reached. Check your connection and try again.');
   }
   if (result.error !== undefined || !result.response.ok) {
-    const { code, message } = envelope(result.error);
-    throw new ApiError(result.response.status, code ?? 'HTTP', message ?? `The server answered ${result.response.status}.`);
+    const { code, message, issues } = envelope(result.error);
+    throw new ApiError(
+      result.response.status,
+      code ?? 'HTTP',
+      message ?? `The server answered ${result.response.status}.`,
+      Array.isArray(issues) ? issues : [],
+    );
   }
   return result.data as T;
 }

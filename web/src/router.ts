@@ -17,6 +17,7 @@ export type Route =
   | { page: 'dispute'; id: string }
   | { page: 'webhooks' }
   | { page: 'webhook'; id: string }
+  | { page: 'profile' }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -33,6 +34,7 @@ export function parseRoute(hash: string): Route {
   if (path === '/webhooks') return { page: 'webhooks' };
   const webhook = /^\/webhooks\/([^/?#]+)$/.exec(path);
   if (webhook) return { page: 'webhook', id: decodeURIComponent(webhook[1]!) };
+  if (path === '/profile') return { page: 'profile' };
   const gig = /^\/gigs\/([^/?#]+)$/.exec(path);
   if (gig) return { page: 'gig', id: decodeURIComponent(gig[1]!) };
   if (path === '/disputes') return { page: 'disputes' };
@@ -58,6 +60,7 @@ export const href = {
   dispute: (id: string) => `#/disputes/${encodeURIComponent(id)}`,
   webhooks: '#/webhooks',
   webhook: (id: string) => `#/webhooks/${encodeURIComponent(id)}`,
+  profile: '#/profile',
 };
 
 let navigated = false;

@@ -15,6 +15,7 @@ const NAV: { label: string; href: string; pages: Route['page'][]; badge?: ReactN
   { label: 'Credits', href: href.credits, pages: ['credits'] },
   { label: 'API keys', href: href.keys, pages: ['keys'] },
   { label: 'Webhooks', href: href.webhooks, pages: ['webhooks', 'webhook'] },
+  { label: 'Profile', href: href.profile, pages: ['profile'] },
 ];
 
 export function Layout({ me, route, children }: { me: Me; route: Route; children: ReactNode }) {

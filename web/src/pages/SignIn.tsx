@@ -7,6 +7,8 @@ import { rememberRouteForSignIn } from '../router.ts';
 
 export function SignIn() {
   const methods = useSignInMethods(true);
+  // On arrival, and again on the click: the hash may have changed since (a link followed in a
+  // signed-out tab changes only the hash, and this page stays mounted).
   useEffect(rememberRouteForSignIn, []);
   return (
     <main id="main" className="narrow">
@@ -21,14 +23,14 @@ export function SignIn() {
         <ul className="sign-in">
           {methods.data.github && (
             <li>
-              <a className="button" href="/auth/github">
+              <a className="button" href="/auth/github" onClick={rememberRouteForSignIn}>
                 Sign in with GitHub
               </a>
             </li>
           )}
           {methods.data.dev && (
             <li>
-              <a className="button" href="/auth/dev">
+              <a className="button" href="/auth/dev" onClick={rememberRouteForSignIn}>
                 Dev sign-in
               </a>{' '}
               <span className="muted">(local use: no GitHub OAuth client is configured)</span>
