@@ -46,6 +46,14 @@ export function openTransaction(db: Db): Promise<OpenTransaction> {
 
 const current = new AsyncLocalStorage<Tx>();
 
+/** Read through an `ambientDb` handle: the database or transaction its queries go to right now. */
+const ACTIVE = Symbol('active database handle');
+
+/** The handle queries on `db` reach now: the request's transaction or the database for an ambient handle; `db` itself otherwise. */
+export function activeHandle<T extends object>(db: T): T {
+  return ((db as { [ACTIVE]?: T })[ACTIVE] ?? db) as T;
+}
+
 /** Runs `fn` with `tx` as the transaction every query of `ambientDb` goes through. */
 export function runInTransaction<T>(tx: Tx, fn: () => T): T {
   return current.run(tx, fn);
@@ -61,6 +69,7 @@ export function ambientDb(root: Db): Db {
   return new Proxy(root, {
     get(target, property) {
       const active: object = current.getStore() ?? target;
+      if (property === ACTIVE) return active;
       const value = Reflect.get(active, property, active);
       // Drizzle recognises its objects by their constructor: leave that one unbound.
       if (typeof value !== 'function' || property === 'constructor') return value;

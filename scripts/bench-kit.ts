@@ -1,6 +1,15 @@
-// What the benchmarks share: a progress bar, quantiles, a free port, and stopping the server they ran.
+// What the benchmarks share: a progress bar, quantiles, a free port, a fresh database, and
+// starting and stopping the server they run.
+import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
-import type { ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { openDatabase, type Database } from '../db/client.ts';
 
 /** A progress bar on stderr; `extra` adds a note after the counts. */
 export function progress(label: string, total: number) {
@@ -45,4 +54,107 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   await exited;
   clearTimeout(timer);
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The server as production runs it (`node src/server.ts`, its own process), answering
+ * /api/health; `env` adds to (or overrides) the bench defaults below. `nodeArgs` go before the
+ * script (e.g. `--cpu-prof`), `stdout: 'ignore'` drops its log (the cost of writing it stays).
+ */
+export async function startServer(
+  env: Record<string, string>,
+  port: number,
+  options: { nodeArgs?: string[]; stdout?: 'inherit' | 'ignore' } = {},
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(ROOT, 'src/server.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      // test: no source syncing; not production, which requires https for webhooks.
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      EMBEDDINGS_URL: '',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
+      ...env,
+    },
+    stdio: ['ignore', options.stdout ?? 'inherit', 'inherit'],
+  });
+  await untilHealthy(child, port);
+  return child;
+}
+
+/** Resolves once the process answers 200 at /api/health; throws when it exits or 45 s pass. */
+export async function untilHealthy(child: ChildProcess, port: number): Promise<void> {
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`the server exited (code ${code}) before answering`))),
+  );
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    const up = new Promise<boolean>((resolve) =>
+      http
+        .get(`http://127.0.0.1:${port}/api/health`, { agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on('error', () => resolve(false)),
+    );
+    if (await Promise.race([up, exited])) return;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('the server did not answer /api/health within 45 s');
+    }
+    await sleep(100);
+  }
+}
+
+export interface BenchDatabase {
+  /** What the server's process needs to use it. */
+  env: Record<string, string>;
+  label: string;
+  /** The server Postgres URL (undefined for PGlite). */
+  url?: string;
+  open(): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+/** The bench's own database: a fresh one on the server Postgres (DATABASE_URL), or a temporary PGlite directory. */
+export async function freshDatabase(name: string): Promise<BenchDatabase> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (adminUrl) {
+    const database = `gm_bench_${randomBytes(5).toString('hex')}`;
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${database}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${database}`;
+    const dbUrl = url.toString();
+    return {
+      env: { DATABASE_URL: dbUrl },
+      label: `server Postgres (${url.host}, database ${database})`,
+      url: dbUrl,
+      open: () => openDatabase({ databaseUrl: dbUrl, max: 2 }),
+      async drop() {
+        const a = postgres(adminUrl, { max: 1, onnotice: () => {} });
+        await a.unsafe(`drop database if exists ${database} with (force)`);
+        await a.end();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gm-bench-${name}-`));
+  const dataDir = path.join(dir, 'data');
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+    label: `PGlite (DATA_DIR ${dataDir})`,
+    open: () => openDatabase({ dataDir }),
+    async drop() {
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { freePort, progress, quantile, stopServer } from './bench-kit.ts';
+import { freePort, freshDatabase, progress, quantile, startServer, stopServer } from './bench-kit.ts';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { MAX_ENDPOINTS_PER_USER } from '../src/services/webhooks.ts';
@@ -129,82 +129,6 @@ function api(
   });
 }
 
-/** The server as production runs it, in its own process. */
-async function startServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/server.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      // test: no source syncing; not production, which requires https for webhooks.
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      EMBEDDINGS_URL: '',
-      WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const exited = new Promise((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`the server exited (code ${code}) before answering`))),
-  );
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const up = new Promise<boolean>((resolve) =>
-      http
-        .get(`http://127.0.0.1:${port}/api/health`, { agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode === 200);
-        })
-        .on('error', () => resolve(false)),
-    );
-    if (await Promise.race([up, exited])) return child;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error('the server did not answer /api/health within 45 s');
-    }
-    await sleep(100);
-  }
-}
-
-/** The bench's own database: a fresh one on the server Postgres, or a temporary PGlite directory. */
-async function freshDatabase(): Promise<{ env: Record<string, string>; label: string; open(): Promise<Database>; drop(): Promise<void> }> {
-  const adminUrl = process.env.DATABASE_URL;
-  if (adminUrl) {
-    const name = `gm_bench_${randomBytes(5).toString('hex')}`;
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const dbUrl = url.toString();
-    return {
-      env: { DATABASE_URL: dbUrl },
-      label: `server Postgres (${url.host}, database ${name})`,
-      open: () => openDatabase({ databaseUrl: dbUrl, max: 2 }),
-      async drop() {
-        const a = postgres(adminUrl, { max: 1, onnotice: () => {} });
-        await a.unsafe(`drop database if exists ${name} with (force)`);
-        await a.end();
-      },
-    };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-bench-webhooks-'));
-  const dataDir = path.join(dir, 'data');
-  return {
-    env: { DATA_DIR: dataDir, DATABASE_URL: '' },
-    label: `PGlite (DATA_DIR ${dataDir})`,
-    open: () => openDatabase({ dataDir }),
-    async drop() {
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 interface Stage {
   id: string;
   event_created: Date;
@@ -254,7 +178,7 @@ function stageTable(title: string, rows: { label: string; values: number[] }[]) 
 }
 
 async function main() {
-  const fresh = await freshDatabase();
+  const fresh = await freshDatabase('webhooks');
   const receiver = startReceiver();
   let server: ChildProcess | undefined;
   const benchStarted = Date.now();
@@ -270,7 +194,7 @@ async function main() {
     await database.close();
 
     const port = await freePort();
-    server = await startServer(fresh.env, port);
+    server = await startServer({ ...fresh.env, WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' }, port);
     const base = `http://127.0.0.1:${port}`;
     console.log(`server: node src/server.ts on ${fresh.label}; receiver on 127.0.0.1:${receiverPort}`);
 

@@ -1,6 +1,7 @@
 // Gigs. Reads take the viewer's id so that a draft never reaches anyone but its client; writes
 // take the client's id so that a query cannot change another user's gig.
-import { and, desc, eq, lt, ne, or } from 'drizzle-orm';
+import { and, desc, eq, lt, ne, or, sql, type Placeholder } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { applications, gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { GigStatus } from '../../src/domain/gig.ts';
@@ -41,21 +42,31 @@ export async function insertGig(
   return row!;
 }
 
-const visibleTo = (viewerId: string) => or(eq(gigs.clientUserId, viewerId), ne(gigs.status, 'draft'));
+const visibleTo = (viewerId: string | Placeholder) => or(eq(gigs.clientUserId, viewerId), ne(gigs.status, 'draft'));
 
 /**
  * The gig if `viewerId` may see it (a draft only by its client). `lock` takes a row lock for
  * the rest of the transaction: 'update' to change the gig, 'share' to rely on its status.
  */
 export async function findVisibleGig(db: Executor, viewerId: string, id: string, lock?: 'update' | 'share'): Promise<GigRow | undefined> {
-  const query = db
+  if (!lock) return (await readVisibleGig(db, { id, viewerId }))[0];
+  const [row] = await db
     .select()
     .from(gigs)
     .where(and(eq(gigs.id, id), visibleTo(viewerId)))
-    .limit(1);
-  const [row] = lock ? await query.for(lock) : await query;
+    .limit(1)
+    .for(lock);
   return row;
 }
+
+const readVisibleGig = preparedQuery('read_visible_gig', (db, name) =>
+  db
+    .select()
+    .from(gigs)
+    .where(and(eq(gigs.id, sql.placeholder('id')), visibleTo(sql.placeholder('viewerId'))))
+    .limit(1)
+    .prepare(name),
+);
 
 /** The gigs `clientUserId` published, in any status or one, newest first (limit + 1 rows). */
 export async function listClientGigs(db: Executor, clientUserId: string, q: PageQuery & { status?: GigStatus }): Promise<GigRow[]> {

@@ -1,0 +1,25 @@
+// Hot reads as prepared queries: Drizzle builds a query's SQL text on every call (walking its
+// columns and conditions), which costs more CPU than the database's answer to a read by primary
+// key. A prepared query is built once per database handle and then runs with its placeholders
+// filled. Inside a request transaction it is built for that transaction, so it reads what the
+// transaction wrote; outside one (most reads) it is built once per process.
+import { activeHandle } from './request-transaction.ts';
+import type { Executor } from './types.ts';
+
+interface Executable<R> {
+  execute(placeholders?: Record<string, unknown>): Promise<R>;
+}
+
+/** `build` makes the query on a handle, with `sql.placeholder(...)` for each value; the result runs it on the handle current for `db`. */
+export function preparedQuery<P extends Record<string, unknown>, R>(
+  name: string,
+  build: (db: Executor, name: string) => Executable<R>,
+): (db: Executor, placeholders: P) => Promise<R> {
+  const built = new WeakMap<object, Executable<R>>();
+  return (db, placeholders) => {
+    const handle = activeHandle(db);
+    let query = built.get(handle);
+    if (!query) built.set(handle, (query = build(handle, name)));
+    return query.execute(placeholders);
+  };
+}

@@ -1,0 +1,114 @@
+// npm run bench:pipeline — the request pipeline against a bare route, in the same run. On a fresh
+// database of the server Postgres (DATABASE_URL, required: the baseline reads it from a second
+// process, which PGlite cannot share), the server as production runs it (`node src/server.ts`, its
+// log at LOG_LEVEL, default info, written to /dev/null) serves an authenticated
+// `GET /api/gigs/{id}`; a bare Fastify route (scripts/bench-pipeline-bare.ts, its own process)
+// reads the same row with postgres.js. autocannon loads each in turn, alternating, ROUNDS times:
+// requests per second, p50 and p99 latency, errors and non-2xx answers, and the ratios of the
+// pipeline to the bare route in each round. Figures to read, never assertions.
+//   BENCH_CONNECTIONS (50), BENCH_DURATION_S (8), BENCH_ROUNDS (2), BENCH_PATH (the gig read),
+//   BENCH_CPU_PROF=1: the server writes a CPU profile (node --cpu-prof) into ./profiles/.
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort, freshDatabase, startServer, stopServer, untilHealthy } from './bench-kit.ts';
+import { migrate } from '../db/client.ts';
+import { createUserWithKey } from '../src/services/api-keys.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const WARMUP_S = 2;
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(url: string, headers: Record<string, string>, duration = DURATION_S): Promise<Figures> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+const row = (label: string, f: Figures) =>
+  `${label.padEnd(10)} ${f.rps.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`;
+
+async function main() {
+  if (!process.env.DATABASE_URL) {
+    console.error(
+      'bench:pipeline compares with a bare route reading the same server Postgres from a second process: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test); the bench makes a database of its own there and drops it at the end.',
+    );
+    process.exit(2);
+  }
+  const fresh = await freshDatabase('pipeline');
+  let server: ChildProcess | undefined;
+  let bare: ChildProcess | undefined;
+  try {
+    const database = await fresh.open();
+    await migrate(database);
+    const user = await createUserWithKey({ db: database.db }, 'Bench client');
+    await database.close();
+
+    const port = await freePort();
+    const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'profiles')}`] : [];
+    server = await startServer({ ...fresh.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, port, { nodeArgs, stdout: 'ignore' });
+    const base = `http://127.0.0.1:${port}`;
+    const auth = { authorization: `Bearer ${user.apiKey}` };
+    const created = await fetch(`${base}/api/gigs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Build a Rust CLI', description: 'A parser for our logs.', tags: ['rust', 'cli'], rate_cents: 8000 }),
+    });
+    if (created.status !== 201) throw new Error(`POST /api/gigs answered ${created.status}: ${await created.text()}`);
+    const gigId = ((await created.json()) as { id: string }).id;
+
+    const barePort = await freePort();
+    bare = spawn(process.execPath, [path.join(ROOT, 'scripts/bench-pipeline-bare.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: fresh.url, PORT: String(barePort) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    await untilHealthy(bare, barePort);
+
+    const appUrl = `${base}${process.env.BENCH_PATH ?? `/api/gigs/${gigId}`}`;
+    const bareUrl = `http://127.0.0.1:${barePort}/bare/gigs/${gigId}`;
+    console.log(`pipeline: GET ${appUrl.replace(base, '')} with an API key, node src/server.ts on ${fresh.label}`);
+    console.log(`bare:     GET /bare/gigs/{id}, Fastify + postgres.js, same database`);
+    console.log(`autocannon -c ${CONNECTIONS} -d ${DURATION_S}, alternating, ${ROUNDS} rounds (after ${WARMUP_S} s of warm-up each)\n`);
+    await load(bareUrl, {}, WARMUP_S);
+    await load(appUrl, auth, WARMUP_S);
+
+    const ratios: { rps: number; p99: number }[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const b = await load(bareUrl, {});
+      const a = await load(appUrl, auth);
+      console.log(`round ${round}`);
+      console.log(row('  bare', b));
+      console.log(row('  pipeline', a));
+      const ratio = { rps: a.rps / b.rps, p99: a.p99 / Math.max(b.p99, 1) };
+      ratios.push(ratio);
+      console.log(`  pipeline / bare: ${ratio.rps.toFixed(2)}x the requests per second, ${ratio.p99.toFixed(2)}x the p99`);
+    }
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    console.log(
+      `\nmean over ${ROUNDS} rounds: ${mean(ratios.map((r) => r.rps)).toFixed(2)}x the bare route's requests per second (target ≥ 0.75x), ${mean(ratios.map((r) => r.p99)).toFixed(2)}x its p99 (target ≤ 1.5x)`,
+    );
+  } finally {
+    if (bare) await stopServer(bare);
+    if (server) await stopServer(server);
+    await fresh.drop();
+  }
+}
+
+await main();

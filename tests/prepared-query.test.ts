@@ -1,0 +1,55 @@
+// Prepared queries (db/prepared.ts) through the application's ambient database handle: built once
+// per handle, they still read inside the request transaction what it wrote and not yet committed,
+// and outside it only what is committed (on a server Postgres: PGlite runs one transaction at a
+// time); a rollback leaves nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findVisibleGig, insertGig } from '../db/repositories/gigs.ts';
+import { openTransaction, runInTransaction } from '../db/request-transaction.ts';
+import { newId } from '../src/ids.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+// PGlite has one connection: a read outside an open transaction waits for it to end.
+const concurrentReads = Boolean(process.env.DATABASE_URL);
+let server: TestServer;
+let clientId: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  clientId = (await server.user('Prepared Client')).userId;
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const newGig = (db: Parameters<typeof insertGig>[0], status: 'open' | 'draft' = 'open') =>
+  insertGig(db, clientId, { id: newId(), title: 'Prepared gig', status });
+
+describe('a prepared read through the ambient handle', () => {
+  it('sees the open transaction’s own writes inside it, only committed ones outside, nothing after a rollback', async () => {
+    const db = server.db;
+    const committed = await newGig(db);
+    // Outside any transaction: built on the database itself.
+    expect((await findVisibleGig(db, clientId, committed.id))?.id).toBe(committed.id);
+
+    const open = await openTransaction(db);
+    const pending = await newGig(open.tx);
+    expect((await runInTransaction(open.tx, () => findVisibleGig(db, clientId, pending.id)))?.id).toBe(pending.id);
+    expect((await runInTransaction(open.tx, () => findVisibleGig(db, clientId, committed.id)))?.id).toBe(committed.id);
+    if (concurrentReads) expect(await findVisibleGig(db, clientId, pending.id)).toBeUndefined();
+    await open.commit();
+    expect((await findVisibleGig(db, clientId, pending.id))?.id).toBe(pending.id);
+
+    const discarded = await openTransaction(db);
+    const gone = await newGig(discarded.tx);
+    expect((await runInTransaction(discarded.tx, () => findVisibleGig(db, clientId, gone.id)))?.id).toBe(gone.id);
+    await discarded.rollback();
+    expect(await findVisibleGig(db, clientId, gone.id)).toBeUndefined();
+  });
+
+  it('fills its placeholders on every call: another viewer does not see a draft, its client does', async () => {
+    const draft = await newGig(server.db, 'draft');
+    const stranger = (await server.user('Prepared Stranger')).userId;
+    expect(await findVisibleGig(server.db, stranger, draft.id)).toBeUndefined();
+    expect((await findVisibleGig(server.db, clientId, draft.id))?.status).toBe('draft');
+    expect(await findVisibleGig(server.db, clientId, newId())).toBeUndefined();
+  });
+});
