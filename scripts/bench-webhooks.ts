@@ -12,24 +12,18 @@
 //     same receiver with fetch, as many loops as endpoints, for as long; deliveries per second.
 // Then the stages of each delivery, read from the database (event written, relayed, job created,
 // started, completed), to show where the time goes. Timings are figures to read, never assertions.
-import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import type { ChildProcess } from 'node:child_process';
 import { freePort, freshDatabase, progress, quantile, startServer, stopServer } from './bench-kit.ts';
-import { migrate, openDatabase, type Database } from '../db/client.ts';
+import { migrate, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { MAX_ENDPOINTS_PER_USER } from '../src/services/webhooks.ts';
 import { newWebhookSecret, signedHeaders } from '../src/webhooks/signing.ts';
 import { newId } from '../src/ids.ts';
 import { DELIVERY_SLOTS, DELIVERY_SLOTS_PER_ENDPOINT } from '../jobs/webhook-delivery.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const IDLE_EVENTS = Number(process.env.BENCH_IDLE_EVENTS ?? 50);
 const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
