@@ -48,7 +48,9 @@ describe('security headers', () => {
       expect(res.status, path).toBe(status);
       await res.arrayBuffer();
       common(res.headers, path);
-      expect(res.headers.get('content-security-policy'), path).toBe("default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy'), path).toBe(
+        "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",
+      );
       expect(res.headers.get('strict-transport-security'), path).toBeNull();
     }
   });

@@ -1,9 +1,10 @@
 // The spec's house rules, checked mechanically on every operation of openapi.yaml (the lint
 // checks the general OpenAPI rules; these are ours, from docs/architecture.md §3 and the issue).
 import { describe, expect, it } from 'vitest';
-import { listOperations, loadSpec, type OpenApiDocument } from '../src/spec.ts';
+import YAML from 'yaml';
+import { listOperations, loadSpec, specCacheDir, specText, type OpenApiDocument } from '../src/spec.ts';
 import { statusOf } from '../src/errors.ts';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const spec = loadSpec();
@@ -170,5 +171,17 @@ describe('the event catalog (webhooks)', () => {
         written.add(m[1]!);
     }
     expect([...written].sort()).toEqual(Object.keys(spec.webhooks ?? {}).sort());
+  });
+});
+
+describe('loadSpec', () => {
+  it('gives the YAML document as parsed, whether from its cache or from the YAML', () => {
+    const parsed = YAML.parse(specText);
+    rmSync(specCacheDir, { recursive: true, force: true });
+    expect(loadSpec()).toEqual(parsed); // parsed, then cached
+    const cached = readdirSync(specCacheDir).filter((f) => f.endsWith('.json'));
+    expect(cached).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(specCacheDir, cached[0]!), 'utf8'))).toEqual(parsed);
+    expect(loadSpec()).toEqual(parsed); // from the cache
   });
 });

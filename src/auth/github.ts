@@ -1,7 +1,7 @@
 // Sign-in with GitHub (docs/architecture.md §4) through @fastify/oauth2. The authorize, token and API URLs come
 // from the config, so tests run the whole flow against a local fake GitHub (tests/fakes/github.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import oauth2, { type OAuth2Namespace, type OAuth2Token } from '@fastify/oauth2';
+import type { OAuth2Namespace, OAuth2Token } from '@fastify/oauth2';
 import type { Context } from '../context.ts';
 import { upsertGithubUser } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
@@ -41,6 +41,8 @@ export async function registerGithubSignIn(app: FastifyInstance, ctx: Context): 
   const production = ctx.config.nodeEnv === 'production';
   const authorize = new URL(github.authorizeUrl);
   const token = new URL(github.tokenUrl);
+  // Loaded only when GitHub sign-in is configured: a server without it never needs the plugin.
+  const { default: oauth2 } = await import('@fastify/oauth2');
 
   await app.register(oauth2, {
     name: 'githubOAuth2',

@@ -1,6 +1,6 @@
 // Request validation with Ajv's JSON Schema 2020-12 dialect (OpenAPI 3.1), and the mapping of
 // Ajv's errors to the envelope's `issues`, each naming the field.
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError, validationFailed, type Issue } from '../errors.ts';
@@ -30,10 +30,23 @@ const strict = makeAjv(false);
 /** A multipart body is a stream, checked while it is read (src/http/uploads.ts), not by its schema. */
 const checkedWhenRead = () => true;
 
+/**
+ * Compiled on the route's first request, not at start-up: compiling every operation's schemas up
+ * front was a large part of a cold start, for routes a process may never serve. The wrapper
+ * carries Ajv's `errors` of its last call, as Fastify reads them.
+ */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart, contentType }) => {
   if (httpPart === 'body' && contentType === 'multipart/form-data') return checkedWhenRead;
   const ajv = httpPart === 'body' ? strict : coercing;
-  return ajv.compile(schema as object) as never;
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown) => {
+    compiled ??= ajv.compile(schema as object);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate as never;
 };
 
 const partName: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };

@@ -15,11 +15,24 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { presentedKey, principalOf } from '../auth/authenticate.ts';
 import type { ApiRequest, ApiResponse, CallApi } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
-import { createMcpServer, type Extra } from './server.ts';
+import type { Extra } from './server.ts';
+
+/**
+ * The MCP SDK (and zod under it) is loaded on the first MCP request, not at start-up: it was a
+ * noticeable part of a cold start, and most processes never serve an MCP client.
+ */
+let sdk:
+  | Promise<{ createMcpServer: typeof import('./server.ts').createMcpServer; Transport: typeof StreamableHTTPServerTransport }>
+  | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([import('./server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]).then(([server, http]) => ({
+    createMcpServer: server.createMcpServer,
+    Transport: http.StreamableHTTPServerTransport,
+  })));
 
 const IDLE_MS = 30 * 60_000;
 const SESSIONS_PER_KEY = 16;
@@ -66,9 +79,9 @@ function injectCaller(app: FastifyInstance, extra: Extra): CallApi {
 
 class Sessions {
   private readonly byId = new Map<string, Session>();
-  private readonly make: () => McpServer;
+  private readonly make: () => Promise<McpServer>;
 
-  constructor(make: () => McpServer) {
+  constructor(make: () => Promise<McpServer>) {
     this.make = make;
   }
 
@@ -78,9 +91,10 @@ class Sessions {
 
   /** A server and transport for a request without a session; kept once the client initializes. */
   async open(apiKeyId: string): Promise<Session> {
-    const mcp = this.make();
+    const mcp = await this.make();
+    const { Transport } = await loadSdk();
     const session: Session = { apiKeyId, mcp, lastSeen: Date.now() } as Session;
-    session.transport = new StreamableHTTPServerTransport({
+    session.transport = new Transport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         session.id = id;
@@ -121,8 +135,8 @@ function sessionNotFound(reply: FastifyReply): FastifyReply {
 }
 
 export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const make = () =>
-    createMcpServer({
+  const make = async () =>
+    (await loadSdk()).createMcpServer({
       tools: options.tools,
       publicUrl: options.publicUrl,
       version: options.version,

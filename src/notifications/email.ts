@@ -1,6 +1,7 @@
 // Sending one email over SMTP (nodemailer), with failures a job can act on: retry later, or give up.
 // Self-contained: settings in, message id or EmailError out; no database, no queue.
-import nodemailer, { type NodemailerError } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type { NodemailerError } from 'nodemailer';
 import type { Config } from '../config.ts';
 
 export interface EmailMessage {
@@ -79,6 +80,8 @@ export function classify(err: unknown): EmailError {
 export function createEmailSender(config: Pick<Config, 'email'>): EmailSender | undefined {
   const settings = config.email;
   if (!settings) return undefined;
+  // Loaded only when email is configured: a server without SMTP_URL never needs nodemailer.
+  const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer');
   const transport = nodemailer.createTransport({
     host: settings.host,
     port: settings.port,
