@@ -1,0 +1,20 @@
+// The baseline of npm run bench:start: a process that opens the same embedded database (PGlite in
+// DATA_DIR, with the vector extension the server loads) and answers /api/health with a bare
+// Fastify, nothing else.
+import Fastify from 'fastify';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+
+const db = await PGlite.create(process.env.DATA_DIR!, { extensions: { vector } });
+const app = Fastify({ logger: false });
+app.get('/api/health', async () => {
+  await db.query('select 1');
+  return { status: 'ok' };
+});
+await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, async () => {
+    await app.close();
+    await db.close();
+    process.exit(0);
+  });
