@@ -18,6 +18,7 @@ import { allHandlers } from '../handlers/index.ts';
 import { registerBrowserRoutes } from './auth/browser-routes.ts';
 import { keepRawJsonBodies, refuseResponseOnlyBodies } from './http/raw-body.ts';
 import { loggerOptions } from './http/logging.ts';
+import { lazySerializers } from './http/serialization.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { readUploads, uploadFieldsOf } from './http/uploads.ts';
@@ -59,6 +60,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { strict: false } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
