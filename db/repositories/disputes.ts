@@ -1,6 +1,7 @@
 // Disputes and their evidence. Reads take the caller's id: a dispute is visible to the two parties
 // of its contract only.
-import { and, asc, count, desc, eq, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lt, or, sql, type Placeholder } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { contracts, disputeEvidence, disputes, gigs, storedFiles } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { ContractRow } from './contracts.ts';
@@ -10,7 +11,7 @@ export type EvidenceRow = typeof disputeEvidence.$inferSelect;
 /** Evidence with its file's description (null for a statement). */
 export type EvidenceWithFile = EvidenceRow & { file: { contentType: string; sizeBytes: number; sha256: string } | null };
 
-const isParty = (userId: string) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
+const isParty = (userId: string | Placeholder) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
 
 /** The dispute and its contract, when the caller is a party of the contract. */
 export async function getDisputeForParty(
@@ -18,14 +19,19 @@ export async function getDisputeForParty(
   userId: string,
   id: string,
 ): Promise<{ dispute: DisputeRow; contract: ContractRow } | undefined> {
-  const [row] = await db
+  const [row] = await readDisputeForParty(db, { id, userId });
+  return row;
+}
+
+const readDisputeForParty = preparedQuery('read_dispute_for_party', (db, name) =>
+  db
     .select({ dispute: disputes, contract: contracts })
     .from(disputes)
     .innerJoin(contracts, eq(contracts.id, disputes.contractId))
-    .where(and(eq(disputes.id, id), isParty(userId)))
-    .limit(1);
-  return row;
-}
+    .where(and(eq(disputes.id, sql.placeholder('id')), isParty(sql.placeholder('userId'))))
+    .limit(1)
+    .prepare(name),
+);
 
 /** The disputes of the caller's contracts, newest first: limit + 1 rows, for paging. */
 export async function listDisputesForParty(
