@@ -84,12 +84,22 @@ export async function updateDispute(tx: Executor, id: string, patch: Partial<typ
 }
 
 export async function countEvidence(db: Executor, disputeId: string, authorUserId?: string): Promise<number> {
+  // All of it (every view of a dispute): a prepared query; one author's (the evidence limit): built.
+  if (!authorUserId) return (await readEvidenceCount(db, { disputeId }))[0]?.n ?? 0;
   const [row] = await db
     .select({ n: count() })
     .from(disputeEvidence)
     .where(and(eq(disputeEvidence.disputeId, disputeId), authorUserId ? eq(disputeEvidence.authorUserId, authorUserId) : undefined));
   return row?.n ?? 0;
 }
+
+const readEvidenceCount = preparedQuery('read_evidence_count', (db, name) =>
+  db
+    .select({ n: count() })
+    .from(disputeEvidence)
+    .where(eq(disputeEvidence.disputeId, sql.placeholder('disputeId')))
+    .prepare(name),
+);
 
 /** How much evidence each of the disputes has (absent: none). */
 export async function countEvidenceOf(db: Executor, disputeIds: string[]): Promise<Map<string, number>> {
@@ -126,9 +136,16 @@ const joined = (r: Joined): EvidenceWithFile => ({
 
 /** The dispute's evidence, oldest first. */
 export async function listEvidence(db: Executor, disputeId: string): Promise<EvidenceWithFile[]> {
-  const rows = await withFile(db).where(eq(disputeEvidence.disputeId, disputeId)).orderBy(asc(disputeEvidence.id));
+  const rows = await readEvidence(db, { disputeId });
   return rows.map(joined);
 }
+
+const readEvidence = preparedQuery('read_evidence', (db, name) =>
+  withFile(db)
+    .where(eq(disputeEvidence.disputeId, sql.placeholder('disputeId')))
+    .orderBy(asc(disputeEvidence.id))
+    .prepare(name),
+);
 
 export async function getEvidence(db: Executor, disputeId: string, evidenceId: string): Promise<EvidenceWithFile | undefined> {
   const [row] = await withFile(db)
