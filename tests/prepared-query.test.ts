@@ -4,6 +4,8 @@
 // time); a rollback leaves nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findVisibleGig, insertGig } from '../db/repositories/gigs.ts';
+import { findLiveSession, insertSession, revokeSessionByTokenHash } from '../db/repositories/sessions.ts';
+import { getNegotiationForParty, insertNegotiation } from '../db/repositories/negotiations.ts';
 import { openTransaction, runInTransaction } from '../db/request-transaction.ts';
 import { newId } from '../src/ids.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -51,5 +53,32 @@ describe('a prepared read through the ambient handle', () => {
     expect(await findVisibleGig(server.db, stranger, draft.id)).toBeUndefined();
     expect((await findVisibleGig(server.db, clientId, draft.id))?.status).toBe('draft');
     expect(await findVisibleGig(server.db, clientId, newId())).toBeUndefined();
+  });
+});
+
+describe('the prepared session read', () => {
+  it('finds a live session by its hash; not an expired one (against the database clock), not a revoked one', async () => {
+    const session = (tokenHash: string, expiresAt: Date) =>
+      insertSession(server.db, { id: newId(), tokenHash, userId: clientId, expiresAt });
+    const live = await session(`live-${newId()}`, new Date(Date.now() + 60_000));
+    const expired = await session(`expired-${newId()}`, new Date(Date.now() - 1_000));
+    const revoked = await session(`revoked-${newId()}`, new Date(Date.now() + 60_000));
+    await revokeSessionByTokenHash(server.db, revoked.tokenHash);
+    expect((await findLiveSession(server.db, live.tokenHash))?.id).toBe(live.id);
+    expect(await findLiveSession(server.db, expired.tokenHash)).toBeUndefined();
+    expect(await findLiveSession(server.db, revoked.tokenHash)).toBeUndefined();
+    expect(await findLiveSession(server.db, 'no such hash')).toBeUndefined();
+  });
+});
+
+describe('a prepared party-scoped read', () => {
+  it('shows the negotiation to either party and to no one else', async () => {
+    const gig = await newGig(server.db);
+    const workerId = (await server.user('Prepared Worker')).userId;
+    const stranger = (await server.user('Prepared Onlooker')).userId;
+    const negotiation = await insertNegotiation(server.db, { id: newId(), gigId: gig.id, clientUserId: clientId, workerUserId: workerId });
+    expect((await getNegotiationForParty(server.db, clientId, negotiation.id))?.id).toBe(negotiation.id);
+    expect((await getNegotiationForParty(server.db, workerId, negotiation.id))?.id).toBe(negotiation.id);
+    expect(await getNegotiationForParty(server.db, stranger, negotiation.id)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // API keys. Every function that touches a user's keys takes that user's id: a query cannot
 // reach another user's rows.
 import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { apiKeys } from '../schema.ts';
 import type { Db, Executor } from '../client.ts';
 
@@ -19,28 +20,24 @@ export async function insertApiKey(
   return row!;
 }
 
-/** The active key with this hash, for authentication. */
-function activeKeyByHashQuery(db: Db) {
-  return db
+/**
+ * The active key with this hash, for authentication: every authenticated request runs it (the
+ * server through ApiKeyCache, which keeps active keys only while it hears revokeApiKey's
+ * announcements), so it is a prepared query (db/prepared.ts).
+ */
+export async function findActiveKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await readActiveKeyByHash(db, { hash });
+  return row;
+}
+
+const readActiveKeyByHash = preparedQuery('read_active_api_key_by_hash', (db, name) =>
+  db
     .select()
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
     .limit(1)
-    .prepare('gm_active_api_key_by_hash');
-}
-const preparedLookups = new WeakMap<Db, ReturnType<typeof activeKeyByHashQuery>>();
-
-/**
- * The active key with this hash, for authentication: every authenticated request runs it, so it is
- * a named prepared statement (one round trip, planned once per connection). The server reads it
- * through ApiKeyCache, which keeps active keys only while it hears revokeApiKey's announcements.
- */
-export async function findActiveKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
-  let query = preparedLookups.get(db);
-  if (!query) preparedLookups.set(db, (query = activeKeyByHashQuery(db)));
-  const [row] = await query.execute({ hash });
-  return row;
-}
+    .prepare(name),
+);
 
 export async function touchApiKey(db: Executor, id: string, at = new Date()): Promise<void> {
   await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));

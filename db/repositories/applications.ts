@@ -1,6 +1,7 @@
 // Applications and invitations. Every read is scoped to a party: the worker, or the client of the
 // gig (reached through the gig), so a query cannot show an application to anyone else.
-import { and, desc, eq, getTableColumns, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { applications, gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { ApplicationOrigin, ApplicationStatus } from '../../src/domain/application.ts';
@@ -51,15 +52,22 @@ export async function findApplicationForParty(
   id: string,
   lockGig = false,
 ): Promise<ApplicationWithGig | undefined> {
-  const query = db
+  if (!lockGig) return (await readApplicationForParty(db, { id, userId }))[0] as ApplicationWithGig | undefined;
+  const [row] = await forParty(db, id, userId).for('share', { of: gigs });
+  return row as ApplicationWithGig | undefined;
+}
+
+const forParty = (db: Executor, id: string | Placeholder, userId: string | Placeholder) =>
+  db
     .select(withGig)
     .from(applications)
     .innerJoin(gigs, eq(gigs.id, applications.gigId))
     .where(and(eq(applications.id, id), or(eq(applications.workerUserId, userId), eq(gigs.clientUserId, userId))))
     .limit(1);
-  const [row] = lockGig ? await query.for('share', { of: gigs }) : await query;
-  return row as ApplicationWithGig | undefined;
-}
+
+const readApplicationForParty = preparedQuery('read_application_for_party', (db, name) =>
+  forParty(db, sql.placeholder('id'), sql.placeholder('userId')).prepare(name),
+);
 
 /** The worker's application for the gig, if any (for the gig's client, who checked the gig). */
 export async function findApplicationOfWorker(db: Executor, gigId: string, workerUserId: string): Promise<ApplicationRow | undefined> {

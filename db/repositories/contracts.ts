@@ -1,6 +1,7 @@
 // Contracts and their milestones. Reads take the caller's id: a contract is visible to its
 // two parties only.
-import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, or, sql, type Placeholder } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { contracts, milestones } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { ContractStatus } from '../../src/domain/contract.ts';
@@ -8,16 +9,21 @@ import type { ContractStatus } from '../../src/domain/contract.ts';
 export type ContractRow = typeof contracts.$inferSelect;
 export type MilestoneRow = typeof milestones.$inferSelect;
 
-const isParty = (userId: string) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
+const isParty = (userId: string | Placeholder) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
 
 export async function getContractForParty(db: Executor, userId: string, id: string): Promise<ContractRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(contracts)
-    .where(and(eq(contracts.id, id), isParty(userId)))
-    .limit(1);
+  const [row] = await readContractForParty(db, { id, userId });
   return row;
 }
+
+const readContractForParty = preparedQuery('read_contract_for_party', (db, name) =>
+  db
+    .select()
+    .from(contracts)
+    .where(and(eq(contracts.id, sql.placeholder('id')), isParty(sql.placeholder('userId'))))
+    .limit(1)
+    .prepare(name),
+);
 
 /** Locked for the rest of the transaction: approvals, revises, expiry and funding queue up on it. */
 export async function lockContractForParty(tx: Executor, userId: string, id: string): Promise<ContractRow | undefined> {
@@ -41,9 +47,18 @@ export async function lockContractByNegotiation(tx: Executor, negotiationId: str
 }
 
 export async function getContractByNegotiation(db: Executor, negotiationId: string): Promise<ContractRow | undefined> {
-  const [row] = await db.select().from(contracts).where(eq(contracts.negotiationId, negotiationId)).limit(1);
+  const [row] = await readContractByNegotiation(db, { negotiationId });
   return row;
 }
+
+const readContractByNegotiation = preparedQuery('read_contract_by_negotiation', (db, name) =>
+  db
+    .select()
+    .from(contracts)
+    .where(eq(contracts.negotiationId, sql.placeholder('negotiationId')))
+    .limit(1)
+    .prepare(name),
+);
 
 /** A contract between this worker and the gig's client in one of these statuses, if any. */
 export async function findContractOnGig(
@@ -106,12 +121,23 @@ export async function lockOverdueApprovals(tx: Executor, now: Date, limit: numbe
 
 export async function listMilestones(db: Executor, contractIds: string[]): Promise<MilestoneRow[]> {
   if (contractIds.length === 0) return [];
+  // One contract (its view, its changes): a prepared query; a page of them: built as ever.
+  if (contractIds.length === 1) return readMilestonesOfContract(db, { contractId: contractIds[0] });
   return db
     .select()
     .from(milestones)
     .where(sql`${milestones.contractId} in ${contractIds}`)
     .orderBy(asc(milestones.contractId), asc(milestones.position));
 }
+
+const readMilestonesOfContract = preparedQuery('read_milestones_of_contract', (db, name) =>
+  db
+    .select()
+    .from(milestones)
+    .where(eq(milestones.contractId, sql.placeholder('contractId')))
+    .orderBy(asc(milestones.position))
+    .prepare(name),
+);
 
 export async function replaceMilestones(
   tx: Executor,

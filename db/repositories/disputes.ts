@@ -1,6 +1,7 @@
 // Disputes and their evidence. Reads take the caller's id: a dispute is visible to the two parties
 // of its contract only.
-import { and, asc, count, desc, eq, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lt, or, sql, type Placeholder } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { contracts, disputeEvidence, disputes, gigs, storedFiles } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { ContractRow } from './contracts.ts';
@@ -10,7 +11,7 @@ export type EvidenceRow = typeof disputeEvidence.$inferSelect;
 /** Evidence with its file's description (null for a statement). */
 export type EvidenceWithFile = EvidenceRow & { file: { contentType: string; sizeBytes: number; sha256: string } | null };
 
-const isParty = (userId: string) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
+const isParty = (userId: string | Placeholder) => or(eq(contracts.clientUserId, userId), eq(contracts.workerUserId, userId));
 
 /** The dispute and its contract, when the caller is a party of the contract. */
 export async function getDisputeForParty(
@@ -18,14 +19,19 @@ export async function getDisputeForParty(
   userId: string,
   id: string,
 ): Promise<{ dispute: DisputeRow; contract: ContractRow } | undefined> {
-  const [row] = await db
+  const [row] = await readDisputeForParty(db, { id, userId });
+  return row;
+}
+
+const readDisputeForParty = preparedQuery('read_dispute_for_party', (db, name) =>
+  db
     .select({ dispute: disputes, contract: contracts })
     .from(disputes)
     .innerJoin(contracts, eq(contracts.id, disputes.contractId))
-    .where(and(eq(disputes.id, id), isParty(userId)))
-    .limit(1);
-  return row;
-}
+    .where(and(eq(disputes.id, sql.placeholder('id')), isParty(sql.placeholder('userId'))))
+    .limit(1)
+    .prepare(name),
+);
 
 /** The disputes of the caller's contracts, newest first: limit + 1 rows, for paging. */
 export async function listDisputesForParty(
@@ -78,12 +84,22 @@ export async function updateDispute(tx: Executor, id: string, patch: Partial<typ
 }
 
 export async function countEvidence(db: Executor, disputeId: string, authorUserId?: string): Promise<number> {
+  // All of it (every view of a dispute): a prepared query; one author's (the evidence limit): built.
+  if (!authorUserId) return (await readEvidenceCount(db, { disputeId }))[0]?.n ?? 0;
   const [row] = await db
     .select({ n: count() })
     .from(disputeEvidence)
     .where(and(eq(disputeEvidence.disputeId, disputeId), authorUserId ? eq(disputeEvidence.authorUserId, authorUserId) : undefined));
   return row?.n ?? 0;
 }
+
+const readEvidenceCount = preparedQuery('read_evidence_count', (db, name) =>
+  db
+    .select({ n: count() })
+    .from(disputeEvidence)
+    .where(eq(disputeEvidence.disputeId, sql.placeholder('disputeId')))
+    .prepare(name),
+);
 
 /** How much evidence each of the disputes has (absent: none). */
 export async function countEvidenceOf(db: Executor, disputeIds: string[]): Promise<Map<string, number>> {
@@ -120,9 +136,16 @@ const joined = (r: Joined): EvidenceWithFile => ({
 
 /** The dispute's evidence, oldest first. */
 export async function listEvidence(db: Executor, disputeId: string): Promise<EvidenceWithFile[]> {
-  const rows = await withFile(db).where(eq(disputeEvidence.disputeId, disputeId)).orderBy(asc(disputeEvidence.id));
+  const rows = await readEvidence(db, { disputeId });
   return rows.map(joined);
 }
+
+const readEvidence = preparedQuery('read_evidence', (db, name) =>
+  withFile(db)
+    .where(eq(disputeEvidence.disputeId, sql.placeholder('disputeId')))
+    .orderBy(asc(disputeEvidence.id))
+    .prepare(name),
+);
 
 export async function getEvidence(db: Executor, disputeId: string, evidenceId: string): Promise<EvidenceWithFile | undefined> {
   const [row] = await withFile(db)

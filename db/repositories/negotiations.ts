@@ -1,6 +1,7 @@
 // Negotiations and their rounds. Reads take the caller's id: a negotiation is visible to its
 // two parties only.
-import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, or, sql, type Placeholder } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { applications, gigs, negotiationRounds, negotiations, type ProposedMilestone } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { NegotiationStatus, PartyRole } from '../../src/domain/negotiation.ts';
@@ -8,16 +9,21 @@ import type { NegotiationStatus, PartyRole } from '../../src/domain/negotiation.
 export type NegotiationRow = typeof negotiations.$inferSelect;
 export type RoundRow = typeof negotiationRounds.$inferSelect;
 
-const isParty = (userId: string) => or(eq(negotiations.clientUserId, userId), eq(negotiations.workerUserId, userId));
+const isParty = (userId: string | Placeholder) => or(eq(negotiations.clientUserId, userId), eq(negotiations.workerUserId, userId));
 
 export async function getNegotiationForParty(db: Executor, userId: string, id: string): Promise<NegotiationRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(negotiations)
-    .where(and(eq(negotiations.id, id), isParty(userId)))
-    .limit(1);
+  const [row] = await readNegotiationForParty(db, { id, userId });
   return row;
 }
+
+const readNegotiationForParty = preparedQuery('read_negotiation_for_party', (db, name) =>
+  db
+    .select()
+    .from(negotiations)
+    .where(and(eq(negotiations.id, sql.placeholder('id')), isParty(sql.placeholder('userId'))))
+    .limit(1)
+    .prepare(name),
+);
 
 /** The same, locked for the rest of the transaction: concurrent moves on one negotiation queue up. */
 export async function lockNegotiationForParty(tx: Executor, userId: string, id: string): Promise<NegotiationRow | undefined> {
@@ -119,12 +125,23 @@ export async function insertRound(
 
 export async function listRounds(db: Executor, negotiationIds: string[]): Promise<RoundRow[]> {
   if (negotiationIds.length === 0) return [];
+  // One negotiation (its view): a prepared query; a page of them: built as ever.
+  if (negotiationIds.length === 1) return readRoundsOfNegotiation(db, { negotiationId: negotiationIds[0] });
   return db
     .select()
     .from(negotiationRounds)
     .where(sql`${negotiationRounds.negotiationId} in ${negotiationIds}`)
     .orderBy(asc(negotiationRounds.negotiationId), asc(negotiationRounds.number));
 }
+
+const readRoundsOfNegotiation = preparedQuery('read_rounds_of_negotiation', (db, name) =>
+  db
+    .select()
+    .from(negotiationRounds)
+    .where(eq(negotiationRounds.negotiationId, sql.placeholder('negotiationId')))
+    .orderBy(asc(negotiationRounds.number))
+    .prepare(name),
+);
 
 export async function latestRound(db: Executor, negotiationId: string): Promise<RoundRow | undefined> {
   const [row] = await db

@@ -1,6 +1,7 @@
 // Contract reviews. A contract's reviews are read by its parties (the service checks who asks);
 // published reviews are public, by reviewee.
-import { and, asc, avg, count, desc, eq, inArray, isNotNull, isNull, lt, lte } from 'drizzle-orm';
+import { and, asc, avg, count, desc, eq, inArray, isNotNull, isNull, lt, lte, sql } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { contracts, gigs, reviews, users } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
@@ -89,9 +90,15 @@ export async function listPublishedReviews(
 
 /** How many published reviews the user received, and their average rating (null without any). */
 export async function ratingSummary(db: Executor, revieweeUserId: string): Promise<{ count: number; average: number | null }> {
-  const [row] = await db
-    .select({ n: count(), average: avg(reviews.rating) })
-    .from(reviews)
-    .where(and(eq(reviews.revieweeUserId, revieweeUserId), isNotNull(reviews.publishedAt)));
+  const [row] = await readRatingSummary(db, { revieweeUserId });
   return { count: row?.n ?? 0, average: row?.average == null ? null : Number(row.average) };
 }
+
+// Every profile view reads it: a prepared query (db/prepared.ts).
+const readRatingSummary = preparedQuery('read_rating_summary', (db, name) =>
+  db
+    .select({ n: count(), average: avg(reviews.rating) })
+    .from(reviews)
+    .where(and(eq(reviews.revieweeUserId, sql.placeholder('revieweeUserId')), isNotNull(reviews.publishedAt)))
+    .prepare(name),
+);

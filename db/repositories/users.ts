@@ -1,5 +1,6 @@
 // Users (owners) and their profiles.
-import { and, desc, eq, isNull, lt } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { users } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
@@ -19,9 +20,18 @@ export async function insertUser(db: Executor, input: { id: string; displayName:
 }
 
 export async function getUser(db: Executor, id: string): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  const [row] = await readUser(db, { id });
   return row;
 }
+
+const readUser = preparedQuery('read_user', (db, name) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare(name),
+);
 
 /**
  * The user linked to this GitHub account, created on first sign-in. The login is refreshed on

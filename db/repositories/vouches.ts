@@ -1,5 +1,6 @@
 // Vouches: permanent, one per (voucher, vouched) pair, never to oneself (the table's key and check).
-import { count, desc, eq } from 'drizzle-orm';
+import { count, desc, eq, sql } from 'drizzle-orm';
+import { preparedQuery } from '../prepared.ts';
 import { users, vouches } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
@@ -19,16 +20,30 @@ export interface Voucher {
 
 /** Who vouched for this user, newest vouch first, at most `limit`. */
 export async function listVouchers(db: Executor, userId: string, limit: number): Promise<Voucher[]> {
-  return db
+  return readVouchers(db, { userId, limit });
+}
+
+// Every profile view reads these two: prepared queries (db/prepared.ts).
+const readVouchers = preparedQuery('read_vouchers', (db, name) =>
+  db
     .select({ userId: users.id, displayName: users.displayName, vouchedAt: vouches.createdAt })
     .from(vouches)
     .innerJoin(users, eq(users.id, vouches.voucherUserId))
-    .where(eq(vouches.vouchedUserId, userId))
+    .where(eq(vouches.vouchedUserId, sql.placeholder('userId')))
     .orderBy(desc(vouches.createdAt), desc(users.id))
-    .limit(limit);
-}
+    .limit(sql.placeholder('limit'))
+    .prepare(name),
+);
 
 export async function countVouchers(db: Executor, userId: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(vouches).where(eq(vouches.vouchedUserId, userId));
+  const [row] = await readVoucherCount(db, { userId });
   return row?.n ?? 0;
 }
+
+const readVoucherCount = preparedQuery('read_voucher_count', (db, name) =>
+  db
+    .select({ n: count() })
+    .from(vouches)
+    .where(eq(vouches.vouchedUserId, sql.placeholder('userId')))
+    .prepare(name),
+);
