@@ -7,14 +7,13 @@
 // response, given in the page. The Disputes page lists both, filtered by status. A completed
 // contract waits in the Overview for the owner's review, written double-blind on its page. Each
 // page is checked with axe-core and saved in test-results/dashboard/.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { checkPage } from './helpers/browser.ts';
 import {
   browserRuns,
-  closeDashboard,
+  dashboardForFile,
   navLink,
-  openDashboard,
   signInNewOwner,
   suiteTitle,
   type Dashboard,
@@ -31,16 +30,14 @@ let world: Dashboard;
 let page: Page;
 let chat: FakeChat;
 
-beforeAll(async () => {
-  if (!browserRuns) return;
-  chat = await startFakeChat();
-  world = await openDashboard(chat.env);
-  page = world.page;
-}, 60_000);
-afterAll(async () => {
-  await closeDashboard(world);
-  await chat?.close();
-});
+dashboardForFile(
+  (opened) => {
+    world = opened;
+    page = opened.page;
+  },
+  async () => (chat = await startFakeChat()).env,
+);
+afterAll(() => chat?.close());
 
 const nav = (name: string) => navLink(page, name);
 const hashId = (prefix: string) => new URL(page.url()).hash.replace(`#/${prefix}/`, '');

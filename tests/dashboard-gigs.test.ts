@@ -6,15 +6,14 @@
 // unread count, which drops as the owner marks one read and then all; a channel preference is
 // switched off. With the balance spent, a shortlist is refused with the API's 402 message. Each
 // page is checked with axe-core and saved in test-results/dashboard/.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { checkPage } from './helpers/browser.ts';
 import {
   browserRuns,
-  closeDashboard,
+  dashboardForFile,
   local,
   navLink,
-  openDashboard,
   signInNewOwner,
   suiteTitle,
   type Dashboard,
@@ -28,13 +27,9 @@ type User = Awaited<ReturnType<TestServer['user']>>;
 let world: Dashboard;
 let page: Page;
 
-beforeAll(async () => {
-  if (!browserRuns) return;
-  world = await openDashboard();
-  page = world.page;
-});
-afterAll(async () => {
-  await closeDashboard(world);
+dashboardForFile((opened) => {
+  world = opened;
+  page = opened.page;
 });
 
 const nav = (name: string) => navLink(page, name);

@@ -4,27 +4,25 @@
 // redirects back to our callback; the owner lands on the Overview signed in under their GitHub
 // name. Signing out returns to the signed-out page, and the old session cookie is refused. A link
 // to a page followed in that signed-out tab (only the hash changes) is where the next sign-in lands.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startFakeGithub, type FakeGithub } from './fakes/github.ts';
 import { checkPage } from './helpers/browser.ts';
-import { browserRuns, closeDashboard, openDashboard, suiteTitle, type Dashboard } from './helpers/dashboard.ts';
+import { browserRuns, dashboardForFile, suiteTitle, type Dashboard } from './helpers/dashboard.ts';
 import { SESSION_COOKIE, cookieClient } from './helpers/session.ts';
 
 let fake: FakeGithub;
 let world: Dashboard;
 let page: Page;
 
-beforeAll(async () => {
-  if (!browserRuns) return;
-  fake = await startFakeGithub();
-  world = await openDashboard(fake.env);
-  page = world.page;
-});
-afterAll(async () => {
-  await closeDashboard(world);
-  await fake?.close();
-});
+dashboardForFile(
+  (opened) => {
+    world = opened;
+    page = opened.page;
+  },
+  async () => (fake = await startFakeGithub()).env,
+);
+afterAll(() => fake?.close());
 
 /** The URLs the page navigated to (top-level documents, redirects included), in order. */
 function navigations(p: Page): string[] {

@@ -8,16 +8,15 @@
 // a second owner deletes theirs in the danger zone and is signed out. Each page is checked
 // with axe-core and saved in test-results/dashboard/.
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { checkPage } from './helpers/browser.ts';
 import {
   browserRuns,
-  closeDashboard,
+  dashboardForFile,
   devSignInNew,
   local,
   navLink,
-  openDashboard,
   signInNewOwner,
   suiteTitle,
   type Dashboard,
@@ -30,13 +29,9 @@ import { SESSION_COOKIE, cookieClient } from './helpers/session.ts';
 let world: Dashboard;
 let page: Page;
 
-beforeAll(async () => {
-  if (!browserRuns) return;
-  world = await openDashboard();
-  page = world.page;
-});
-afterAll(async () => {
-  await closeDashboard(world);
+dashboardForFile((opened) => {
+  world = opened;
+  page = opened.page;
 });
 
 const nav = (name: string) => navLink(page, name);

@@ -7,16 +7,15 @@
 // shown once and signing the next test), disables and enables the endpoint, replays an event never
 // delivered, edits its settings, and deletes it (confirmed; the API then answers 404). Each page is
 // checked with axe-core and saved in test-results/dashboard/.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { checkPage } from './helpers/browser.ts';
 import {
   browserRuns,
-  closeDashboard,
+  dashboardForFile,
   local,
   navLink,
-  openDashboard,
   signInNewOwner,
   suiteTitle,
   type Dashboard,
@@ -28,15 +27,17 @@ let world: Dashboard;
 let page: Page;
 let receiver: WebhookReceiver;
 
-beforeAll(async () => {
-  if (!browserRuns) return;
-  [world, receiver] = await Promise.all([openDashboard({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' }), startWebhookReceiver()]);
-  page = world.page;
-});
-afterAll(async () => {
-  await closeDashboard(world);
-  await receiver?.close();
-});
+dashboardForFile(
+  (opened) => {
+    world = opened;
+    page = opened.page;
+  },
+  async () => {
+    receiver = await startWebhookReceiver();
+    return { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' };
+  },
+);
+afterAll(() => receiver?.close());
 
 const nav = (name: string) => navLink(page, name);
 

@@ -2,7 +2,7 @@
 // the viewer's locale and time zone watched for errors, and the steps every test takes first
 // (the dev sign-in of a new owner, a key made in the page).
 import { existsSync } from 'node:fs';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DATE_TIME } from '../../web/src/format.ts';
 import { CHROMIUM, launchBrowser, watchForErrors } from './browser.ts';
@@ -40,6 +40,23 @@ export async function openDashboard(env?: Record<string, string>): Promise<Dashb
 export async function closeDashboard(dashboard: Dashboard | undefined): Promise<void> {
   await dashboard?.browser.close();
   await dashboard?.server.close();
+}
+
+/**
+ * The test file's dashboard: opened before its tests when Chromium runs, closed after them.
+ * `env` gives the server's settings (and may first start the fakes it talks to); `opened` receives it.
+ */
+export function dashboardForFile(
+  opened: (dashboard: Dashboard) => void,
+  env: () => Promise<Record<string, string>> | Record<string, string> = () => ({}),
+): void {
+  let dashboard: Dashboard | undefined;
+  beforeAll(async () => {
+    if (!browserRuns) return;
+    dashboard = await openDashboard(await env());
+    opened(dashboard);
+  }, 60_000);
+  afterAll(() => closeDashboard(dashboard));
 }
 
 /** A link of the site's navigation. */
