@@ -3,6 +3,7 @@
 // process of its own, as the server runs in its own. Started by the bench with DATABASE_URL and PORT.
 import Fastify from 'fastify';
 import postgres from 'postgres';
+import { exitOnSignal } from './exit-on-signal.ts';
 
 const sql = postgres(process.env.DATABASE_URL!, { max: 10, onnotice: () => {} });
 const app = Fastify({ logger: false });
@@ -13,9 +14,7 @@ app.get<{ Params: { id: string } }>('/bare/gigs/:id', async (request, reply) => 
   return row;
 });
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
-for (const signal of ['SIGTERM', 'SIGINT'] as const)
-  process.once(signal, async () => {
-    await app.close();
-    await sql.end();
-    process.exit(0);
-  });
+exitOnSignal(async () => {
+  await app.close();
+  await sql.end();
+});

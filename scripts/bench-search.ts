@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { progress, quantile, stopServer } from './bench-kit.ts';
+import { progress, quantile, stopServer, untilHealthy } from './bench-kit.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
@@ -215,22 +215,8 @@ async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const exited = new Promise((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`the server exited (code ${code}) before answering`))),
-  );
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const up = httpGet(`http://127.0.0.1:${port}/api/health`, {}).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (await Promise.race([up, exited])) return child;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error('the server did not answer /api/health within 30 s');
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await untilHealthy(child, port);
+  return child;
 }
 
 async function main() {

@@ -4,6 +4,7 @@
 import Fastify from 'fastify';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { exitOnSignal } from './exit-on-signal.ts';
 
 const db = await PGlite.create(process.env.DATA_DIR!, { extensions: { vector } });
 const app = Fastify({ logger: false });
@@ -12,9 +13,7 @@ app.get('/api/health', async () => {
   return { status: 'ok' };
 });
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
-for (const signal of ['SIGTERM', 'SIGINT'] as const)
-  process.once(signal, async () => {
-    await app.close();
-    await db.close();
-    process.exit(0);
-  });
+exitOnSignal(async () => {
+  await app.close();
+  await db.close();
+});

@@ -80,12 +80,11 @@ export function useLiveDisputes() {
   });
 }
 
-/** After a change: the dispute, its lists, its contract (held or released) and the unread count. */
-export function useDisputeChanged(contractId: string) {
+/** After a change: the dispute, its lists, the contracts (held or released) and the unread count. */
+export function useDisputeChanged() {
   const queryClient = useQueryClient();
   return () => {
     void queryClient.invalidateQueries({ queryKey: disputeKeys.all });
-    void queryClient.invalidateQueries({ queryKey: keys.contract(contractId) });
     void queryClient.invalidateQueries({ queryKey: keys.contracts });
     void queryClient.invalidateQueries({ queryKey: keys.unread });
   };

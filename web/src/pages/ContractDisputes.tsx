@@ -37,7 +37,7 @@ export function ContractDisputes({ contract: c }: { contract: Contract }) {
 }
 
 function OpenDispute({ contract: c }: { contract: Contract }) {
-  const changed = useDisputeChanged(c.id);
+  const changed = useDisputeChanged();
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState<DisputeReason>('work_not_as_agreed');
   const [description, setDescription] = useState('');

@@ -58,7 +58,7 @@ function EvidenceItem({ evidence: e, mine }: { evidence: Evidence; mine: boolean
 }
 
 function AddStatement({ dispute: d }: { dispute: Dispute }) {
-  const changed = useDisputeChanged(d.contract_id);
+  const changed = useDisputeChanged();
   const [text, setText] = useState('');
   const id = useId();
   const add = useMutation({
@@ -86,7 +86,7 @@ function AddStatement({ dispute: d }: { dispute: Dispute }) {
 }
 
 function UploadFile({ dispute: d }: { dispute: Dispute }) {
-  const changed = useDisputeChanged(d.contract_id);
+  const changed = useDisputeChanged();
   const input = useRef<HTMLInputElement>(null);
   const [chosen, setChosen] = useState<File | null>(null);
   const id = useId();

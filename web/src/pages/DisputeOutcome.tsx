@@ -48,7 +48,7 @@ function AcceptanceFact({ label, acceptance: a }: { label: string; acceptance: A
 }
 
 function Recommendation({ dispute: d }: { dispute: Dispute }) {
-  const changed = useDisputeChanged(d.contract_id);
+  const changed = useDisputeChanged();
   const ask = useMutation({
     mutationFn: () => unwrap(api.POST('/api/disputes/{id}/recommendation', { params: { path: { id: d.id } } })),
     onSuccess: changed,
@@ -82,7 +82,7 @@ function Recommendation({ dispute: d }: { dispute: Dispute }) {
 }
 
 function Accept({ dispute: d, mine }: { dispute: Dispute; mine: Acceptance | null }) {
-  const changed = useDisputeChanged(d.contract_id);
+  const changed = useDisputeChanged();
   const suggested = mine ?? d.recommendation;
   const [outcome, setOutcome] = useState<Outcome>(suggested?.outcome ?? 'release');
   const [share, setShare] = useState(String(suggested?.worker_share_percent ?? 50));
@@ -132,7 +132,7 @@ function Accept({ dispute: d, mine }: { dispute: Dispute; mine: Acceptance | nul
 function Resolution({ dispute: d }: { dispute: Dispute }) {
   const contract = useContract(d.contract_id);
   const r = d.resolution!;
-  const titleOf = (id: string) => contract.data?.milestones.find((m) => m.id === id);
+  const milestoneOf = (id: string) => contract.data?.milestones.find((m) => m.id === id);
   return (
     <div className="resolution" data-testid="resolution">
       <h3>Resolution</h3>
@@ -149,7 +149,7 @@ function Resolution({ dispute: d }: { dispute: Dispute }) {
       </p>
       <ul>
         {r.milestones.map((m) => {
-          const milestone = titleOf(m.milestone_id);
+          const milestone = milestoneOf(m.milestone_id);
           const currency = milestone?.currency ?? contract.data?.currency ?? 'USD';
           return (
             <li key={m.milestone_id}>

@@ -88,7 +88,7 @@ function DisputedMilestones({ dispute: d }: { dispute: Dispute }) {
 }
 
 function Response({ dispute: d, me }: { dispute: Dispute; me: Me }) {
-  const changed = useDisputeChanged(d.contract_id);
+  const changed = useDisputeChanged();
   const [text, setText] = useState('');
   const textId = useId();
   const respond = useMutation({
@@ -135,7 +135,7 @@ function Response({ dispute: d, me }: { dispute: Dispute; me: Me }) {
 }
 
 function Withdraw({ dispute: d }: { dispute: Dispute }) {
-  const changed = useDisputeChanged(d.contract_id);
+  const changed = useDisputeChanged();
   const withdraw = useMutation({
     mutationFn: () => unwrap(api.POST('/api/disputes/{id}/withdraw', { params: { path: { id: d.id } } })),
     onSuccess: changed,
