@@ -4,10 +4,11 @@
 // log at LOG_LEVEL, default info, written to /dev/null) serves an authenticated
 // `GET /api/gigs/{id}`; a bare Fastify route (scripts/bench-pipeline-bare.ts, its own process)
 // reads the same row with postgres.js. autocannon loads each in turn, alternating, ROUNDS times:
-// requests per second, p50 and p99 latency, errors and non-2xx answers, and the ratios of the
-// pipeline to the bare route in each round. Figures to read, never assertions.
+// requests per second, the serving process's CPU time per request (Linux), p50 and p99 latency,
+// errors and non-2xx answers, and the ratios of the pipeline to the bare route in each round. Figures to read, never assertions.
 //   BENCH_CONNECTIONS (50), BENCH_DURATION_S (8), BENCH_ROUNDS (2), BENCH_PATH (the gig read),
 //   BENCH_CPU_PROF=1: the server writes a CPU profile (node --cpu-prof) into ./profiles/.
+import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -24,16 +25,35 @@ const WARMUP_S = 2;
 
 interface Figures {
   rps: number;
+  /** CPU time (user + system) the serving process spent per request, in microseconds; NaN off Linux. */
+  cpuUs: number;
   p50: number;
   p99: number;
   errors: number;
   non2xx: number;
 }
 
-async function load(url: string, headers: Record<string, string>, duration = DURATION_S): Promise<Figures> {
+/**
+ * CPU seconds a process has used so far (utime + stime from /proc/<pid>/stat, in clock ticks of
+ * 1/100 s): the cost per request, which the machine's other load (autocannon, Postgres) does not move.
+ */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function load(url: string, headers: Record<string, string>, pid?: number, duration = DURATION_S): Promise<Figures> {
+  const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration, headers });
+  const cpu = cpuSeconds(pid) - cpuBefore;
   return {
     rps: result.requests.average,
+    cpuUs: (cpu * 1e6) / Math.max(result.requests.total, 1),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors,
@@ -42,7 +62,7 @@ async function load(url: string, headers: Record<string, string>, duration = DUR
 }
 
 const row = (label: string, f: Figures) =>
-  `${label.padEnd(10)} ${f.rps.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`;
+  `${label.padEnd(10)} ${f.rps.toFixed(0).padStart(7)} req/s   ${f.cpuUs.toFixed(0).padStart(4)} µs CPU/req   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`;
 
 async function main() {
   if (!process.env.DATABASE_URL) {
@@ -86,23 +106,25 @@ async function main() {
     console.log(`pipeline: GET ${appUrl.replace(base, '')} with an API key, node src/server.ts on ${fresh.label}`);
     console.log(`bare:     GET /bare/gigs/{id}, Fastify + postgres.js, same database`);
     console.log(`autocannon -c ${CONNECTIONS} -d ${DURATION_S}, alternating, ${ROUNDS} rounds (after ${WARMUP_S} s of warm-up each)\n`);
-    await load(bareUrl, {}, WARMUP_S);
-    await load(appUrl, auth, WARMUP_S);
+    await load(bareUrl, {}, undefined, WARMUP_S);
+    await load(appUrl, auth, undefined, WARMUP_S);
 
-    const ratios: { rps: number; p99: number }[] = [];
+    const ratios: { rps: number; p99: number; cpu: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const b = await load(bareUrl, {});
-      const a = await load(appUrl, auth);
+      const b = await load(bareUrl, {}, bare.pid);
+      const a = await load(appUrl, auth, server.pid);
       console.log(`round ${round}`);
       console.log(row('  bare', b));
       console.log(row('  pipeline', a));
-      const ratio = { rps: a.rps / b.rps, p99: a.p99 / Math.max(b.p99, 1) };
+      const ratio = { rps: a.rps / b.rps, p99: a.p99 / Math.max(b.p99, 1), cpu: a.cpuUs / b.cpuUs };
       ratios.push(ratio);
-      console.log(`  pipeline / bare: ${ratio.rps.toFixed(2)}x the requests per second, ${ratio.p99.toFixed(2)}x the p99`);
+      console.log(
+        `  pipeline / bare: ${ratio.rps.toFixed(2)}x the requests per second, ${ratio.p99.toFixed(2)}x the p99, ${ratio.cpu.toFixed(2)}x the CPU per request`,
+      );
     }
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     console.log(
-      `\nmean over ${ROUNDS} rounds: ${mean(ratios.map((r) => r.rps)).toFixed(2)}x the bare route's requests per second (target ≥ 0.75x), ${mean(ratios.map((r) => r.p99)).toFixed(2)}x its p99 (target ≤ 1.5x)`,
+      `\nmean over ${ROUNDS} rounds: ${mean(ratios.map((r) => r.rps)).toFixed(2)}x the bare route's requests per second (target ≥ 0.75x), ${mean(ratios.map((r) => r.p99)).toFixed(2)}x its p99 (target ≤ 1.5x), ${mean(ratios.map((r) => r.cpu)).toFixed(2)}x its CPU per request`,
     );
   } finally {
     if (bare) await stopServer(bare);

@@ -17,7 +17,7 @@ import { listOperations, loadSpec, publishedSpec } from './spec.ts';
 import { allHandlers } from '../handlers/index.ts';
 import { registerBrowserRoutes } from './auth/browser-routes.ts';
 import { keepRawJsonBodies, refuseResponseOnlyBodies } from './http/raw-body.ts';
-import { loggerOptions } from './http/logging.ts';
+import { loggerOptions, registerRequestLogging } from './http/logging.ts';
 import { lazySerializers } from './http/serialization.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -40,6 +40,9 @@ function withActingCredential(handler: Handler): Handler {
   };
 }
 
+/** A route's own hooks of one kind, as a list (Fastify takes one function or an array). */
+const hooksOf = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 export interface AppOptions {
@@ -51,6 +54,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const { config } = ctx;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
+    disableRequestLogging: true, // one line per request instead (registerRequestLogging)
     bodyLimit: config.bodyLimitBytes,
     // A number of hops as Fastify itself reads one (its types take only the function form).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
@@ -68,9 +72,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks that run on every request are synchronous where they can be: an async one costs a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
+  registerRequestLogging(app);
   app.addHook('preValidation', refuseNulCharacters);
   await registerSecurityHeaders(app, { production: config.nodeEnv === 'production' });
   // Rate limits (src/http/rate-limit.ts): routes outside the API here; the API's around authentication.
@@ -99,11 +106,17 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   );
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate);
-    api.addHook('preValidation', checkRequestBody);
-    api.addHook('preValidation', readUploads);
-    api.addHook('preHandler', idempotency.preHandler);
-    api.addHook('onSend', idempotency.onSend);
-    api.addHook('onResponse', idempotency.onResponse);
+    // The other steps only on the operations they apply to, so a read runs none of them.
+    api.addHook('onRoute', (route) => {
+      const { config } = route;
+      if (config?.requestBody) route.preValidation = [...hooksOf(route.preValidation), checkRequestBody];
+      if (config?.upload) route.preValidation = [...hooksOf(route.preValidation), readUploads];
+      if (route.method === 'POST') {
+        route.preHandler = [...hooksOf(route.preHandler), idempotency.preHandler];
+        route.onSend = [...hooksOf(route.onSend), idempotency.onSend];
+        route.onResponse = [...hooksOf(route.onResponse), idempotency.onResponse];
+      }
+    });
     await api.register(openapiGlue, {
       specification: spec,
       operationResolver: (operationId: string) => {

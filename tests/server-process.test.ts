@@ -87,7 +87,8 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
   it('starts, serves the spec and docs, shuts down gracefully on SIGTERM, and starts again', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env: Record<string, string> = { DATA_DIR: dataDir };
+    // At debug level each request is also logged as it arrives: how the batch below is seen in flight.
+    const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'debug' };
     if (onServer) env.DATABASE_URL = await freshServerDatabase(process.env.DATABASE_URL!);
 
     // A user with a key, made in the same database before the server opens it (as the CLI does).
@@ -116,6 +117,14 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);
     expect(await docs.text()).toMatch(/<html/i);
+
+    // One line per answered request (two at debug level: also as it arrives), with status and time.
+    const lines = server.logs().filter((l) => (l.req as { url?: string })?.url === '/openapi.yaml');
+    expect(lines.map((l) => [l.msg, (l.res as { statusCode?: number })?.statusCode])).toEqual([
+      ['incoming request', undefined],
+      ['request completed', 200],
+    ]);
+    expect(lines[1]!.responseTime).toBeTypeOf('number');
 
     // A batch of requests in flight: each routed and authenticated, its body still arriving.
     const batch = Array.from({ length: 8 }, (_, i) => heldPost(`${server.url}/api/gigs`, apiKey, { title: `In flight ${i}` }));

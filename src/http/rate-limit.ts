@@ -64,8 +64,8 @@ type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 export interface RateLimits {
   /** Wraps the API's authentication hook with the steps above. */
   aroundAuthentication(authenticate: Hook): Hook;
-  /** A root onRequest hook: routes outside the API spend 1 from their address's budget. */
-  outsideApi: Hook;
+  /** A root onRequest hook: routes outside the API spend 1 from their address's budget (synchronous for the others). */
+  outsideApi(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
 }
 
 const MAX_COST = 100;
@@ -82,7 +82,7 @@ export function rateLimitCost(operationId: string, operation: Record<string, unk
 /** Registers @fastify/rate-limit (no route of its own: global false) and returns the hooks. */
 export async function registerRateLimits(app: FastifyInstance, config: Config): Promise<RateLimits> {
   const settings = config.rateLimit;
-  if (!settings) return { aroundAuthentication: (authenticate) => authenticate, outsideApi: async () => {} };
+  if (!settings) return { aroundAuthentication: (authenticate) => authenticate, outsideApi: (_request, _reply, done) => done() };
 
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   if (redis)
@@ -203,12 +203,12 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
         await spend(request, reply, bucket, cost);
       };
     },
-    async outsideApi(request, reply) {
+    outsideApi(request, reply, done) {
       // The API's own hook counts its operations; an unknown path is answered 404 with no work done;
       // a route of cost 0 (the dashboard's static files, served from memory) is not limited.
       const { config } = request.routeOptions;
-      if (config.operationId || request.is404 || config.rateLimitCost === 0) return;
-      await spend(request, reply, addressBucket(request), 1);
+      if (config.operationId || request.is404 || config.rateLimitCost === 0) return done();
+      spend(request, reply, addressBucket(request), 1).then(() => done(), done);
     },
   };
 }

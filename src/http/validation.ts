@@ -2,7 +2,7 @@
 // Ajv's errors to the envelope's `issues`, each naming the field.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError, validationFailed, type Issue } from '../errors.ts';
 import { UUID_PATTERN } from '../ids.ts';
 
@@ -131,7 +131,7 @@ function nulPath(value: unknown, path: string): string | undefined {
 }
 
 /** Postgres text cannot hold U+0000: refuse it as invalid input, naming the field, rather than fail in the database. */
-export async function refuseNulCharacters(request: FastifyRequest): Promise<void> {
+export function refuseNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   const path = nulPath(request.body, 'body') ?? nulPath(request.query, 'query');
-  if (path) throw validationFailed(path, 'must not contain the NUL character (U+0000)');
+  done(path ? validationFailed(path, 'must not contain the NUL character (U+0000)') : undefined);
 }
