@@ -30,6 +30,8 @@ export interface OpenOptions {
   dataDir?: string;
   /** Pool size for postgres.js. */
   max?: number;
+  /** PGlite's shared_buffers (a Postgres size, e.g. `16MB`); its own default (128MB) when unset. */
+  pgliteSharedBuffers?: string;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -43,7 +45,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
   }
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
-  const pglite = await PGlite.create(options.dataDir ?? 'memory://', { extensions: { vector } });
+  const pglite = await PGlite.create(options.dataDir ?? 'memory://', {
+    extensions: { vector },
+    ...(options.pgliteSharedBuffers ? { postgresqlconf: `shared_buffers = ${options.pgliteSharedBuffers}` } : {}),
+  });
   const db = ambientDb(drizzlePglite(pglite, { schema }) as unknown as Db);
   return { kind: 'pglite', db, pglite, close: () => pglite.close() };
 }

@@ -17,7 +17,7 @@ import { listOperations, loadSpec, publishedSpec } from './spec.ts';
 import { allHandlers } from '../handlers/index.ts';
 import { registerBrowserRoutes } from './auth/browser-routes.ts';
 import { keepRawJsonBodies, refuseResponseOnlyBodies } from './http/raw-body.ts';
-import { loggerOptions, registerRequestLogging } from './http/logging.ts';
+import { RequestLogController, loggerOptions } from './http/logging.ts';
 import { lazySerializers } from './http/serialization.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -54,7 +54,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const { config } = ctx;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
-    disableRequestLogging: true, // one line per request instead (registerRequestLogging)
+    logController: new RequestLogController(),
     bodyLimit: config.bodyLimitBytes,
     // A number of hops as Fastify itself reads one (its types take only the function form).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
@@ -77,7 +77,6 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     reply.header('x-request-id', request.id);
     done();
   });
-  registerRequestLogging(app);
   app.addHook('preValidation', refuseNulCharacters);
   await registerSecurityHeaders(app, { production: config.nodeEnv === 'production' });
   // Rate limits (src/http/rate-limit.ts): routes outside the API here; the API's around authentication.

@@ -121,7 +121,12 @@ async function openServerDatabase(): Promise<{ database: Database; close(): Prom
   try {
     process.stderr.write(config.databaseUrl ? 'using the Postgres at DATABASE_URL\n' : `using PGlite in ${config.dataDir}\n`);
     // Two connections: migrate() reserves one for its lock.
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 });
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      pgliteSharedBuffers: config.pgliteSharedBuffers,
+      max: 2,
+    });
     await migrate(database);
     return {
       database,

@@ -9,6 +9,8 @@ export interface Config {
   publicUrl: string;
   nodeEnv: string;
   dataDir: string;
+  /** PGlite's shared_buffers (PGLITE_SHARED_BUFFERS), e.g. `16MB`: most of the embedded database's memory. */
+  pgliteSharedBuffers: string;
   databaseUrl: string | undefined;
   sessionSecret: string | undefined;
   sessionTtlDays: number;
@@ -308,6 +310,23 @@ function llm(env: NodeJS.ProcessEnv): LlmSettings | undefined {
   return { url: raw.replace(/\/+$/, ''), model: env.LLM_MODEL || 'gpt-4o-mini', apiKey: env.LLM_API_KEY || undefined, timeoutMs };
 }
 
+/**
+ * PGlite's default shared_buffers is 128 MB, held in its WebAssembly heap for the life of the
+ * process; 16 MB takes about 120 MB off the server's resident set. Its files still sit in the
+ * operating system's page cache, so reads past the buffers cost a copy, not a disk read.
+ */
+const DEFAULT_PGLITE_SHARED_BUFFERS = '16MB';
+
+/** A Postgres memory setting: a whole number with kB, MB or GB (at least 128kB, as Postgres requires). */
+function memorySize(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d+)(kB|MB|GB)$/.exec(raw);
+  const kb = match ? Number(match[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[match[2] as 'kB' | 'MB' | 'GB'] : 0;
+  if (kb < 128) throw new Error(`${name} must be a size such as 16MB or 512kB (at least 128kB), got "${raw}"`);
+  return raw;
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -370,6 +389,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl(env.PUBLIC_URL || `http://localhost:${port}`),
     nodeEnv: env.NODE_ENV || 'development',
     dataDir: path.resolve(env.DATA_DIR || 'data'),
+    pgliteSharedBuffers: memorySize(env, 'PGLITE_SHARED_BUFFERS', DEFAULT_PGLITE_SHARED_BUFFERS),
     databaseUrl: env.DATABASE_URL || undefined,
     sessionSecret: env.SESSION_SECRET || undefined,
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30),

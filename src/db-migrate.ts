@@ -7,7 +7,12 @@ const config = loadConfig();
 // PGlite under DATA_DIR is one process's database: refuse while a server holds it.
 const lock = config.databaseUrl ? undefined : acquireDataLock(config.dataDir);
 // Two connections on a server: migrate() holds one for its advisory lock.
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 });
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  pgliteSharedBuffers: config.pgliteSharedBuffers,
+  max: 2,
+});
 try {
   await migrate(database);
   console.log(`migrations applied (${database.kind})`);

@@ -57,7 +57,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
 async function start(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const destination = options.logger === false ? undefined : createLogDestination();
   const log = destination ? pino(loggerOptions(config.logLevel), destination) : pino({ level: 'silent' });
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const database =
+    options.database ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffers: config.pgliteSharedBuffers }));
   await migrate(database);
   const sessionSecret =
     config.sessionSecret ?? (await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url')));
