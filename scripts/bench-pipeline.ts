@@ -7,7 +7,8 @@
 // requests per second, the serving process's CPU time per request (Linux), p50 and p99 latency,
 // errors and non-2xx answers, and the ratios of the pipeline to the bare route in each round. Figures to read, never assertions.
 //   BENCH_CONNECTIONS (50), BENCH_DURATION_S (8), BENCH_ROUNDS (2), BENCH_PATH (the gig read),
-//   BENCH_CPU_PROF=1: the server writes a CPU profile (node --cpu-prof) into ./profiles/.
+//   BENCH_CPU_PROF=1: the server writes a CPU profile (node --cpu-prof) into ./profiles/;
+//   BENCH_NODE_ARGS: flags for the server's node (e.g. --max-semi-space-size=4).
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -81,7 +82,10 @@ async function main() {
     await database.close();
 
     const port = await freePort();
-    const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'profiles')}`] : [];
+    const nodeArgs = [
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'profiles')}`] : []),
+    ];
     server = await startServer({ ...fresh.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, port, { nodeArgs, stdout: 'ignore' });
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${user.apiKey}` };
