@@ -3,7 +3,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
-import openapiGlue from 'fastify-openapi-glue';
 import scalar from '@scalar/fastify-api-reference';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
@@ -26,6 +25,7 @@ import { UPLOAD_MAX_BYTES } from './domain/uploads.ts';
 import { registerMcpRoute } from './mcp/http.ts';
 import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
+import { registerSpecRoutes } from './http/spec-routes.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -116,24 +116,20 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         route.onResponse = [...hooksOf(route.onResponse), idempotency.onResponse];
       }
     });
-    await api.register(openapiGlue, {
-      specification: spec,
-      operationResolver: (operationId: string) => {
-        const op = operations.get(operationId)!;
-        const body = op.operation.requestBody;
-        // The type says RouteOptions, but glue only spreads handler and config over its own.
-        return {
-          handler: withRequestTransaction(withActingCredential(handlers[operationId] as Handler)),
-          config: {
-            ...(op.operation['x-fastify-config'] ?? {}),
-            operationId,
-            security: op.security,
-            rateLimitCost: rateLimitCost(operationId, op.operation),
-            requestBody: body ? { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) } : undefined,
-            upload: uploadFieldsOf(body, spec.components?.schemas),
-          },
-        } as never;
-      },
+    await registerSpecRoutes(api, spec, (operationId) => {
+      const op = operations.get(operationId)!;
+      const body = op.operation.requestBody;
+      return {
+        handler: withRequestTransaction(withActingCredential(handlers[operationId] as Handler)),
+        config: {
+          ...(op.operation['x-fastify-config'] ?? {}),
+          operationId,
+          security: op.security,
+          rateLimitCost: rateLimitCost(operationId, op.operation),
+          requestBody: body ? { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) } : undefined,
+          upload: uploadFieldsOf(body, spec.components?.schemas),
+        },
+      };
     });
   });
 
