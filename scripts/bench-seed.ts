@@ -106,11 +106,13 @@ function* synthesise(templates: EvalGig[], count: number, clientId: string): Gen
 
 const write = (stream: Writable, chunk: string) =>
   new Promise<void>((resolve, reject) => {
-    if (stream.write(chunk)) resolve();
-    else {
-      stream.once('drain', resolve);
-      stream.once('error', reject);
-    }
+    if (stream.write(chunk)) return resolve();
+    const fail = (err: Error) => reject(err);
+    stream.once('error', fail);
+    stream.once('drain', () => {
+      stream.off('error', fail);
+      resolve();
+    });
   });
 
 const end = (stream: Writable) =>
