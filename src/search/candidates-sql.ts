@@ -1,16 +1,16 @@
 // Two-phase retrieval for ranked searches (docs/search.md, "Candidates"): each way a gig can
 // become a candidate (a matching word, a skill named in q, a requested skill) contributes its
 // newest few hundred gigs, an order the posted_at indexes give without reading every match; only
-// the union of these is scored in full. A common word matches a seventh of the
-// corpus: scoring every match made the cost grow with the corpus (40 ms at 100,000 gigs), where
-// the newest matches of each arm cost about the same at any size.
+// the union of these is scored in full. A common word matches a seventh of the corpus: scoring
+// every match made the cost grow with the corpus (25-45 ms at 100,000 gigs), where the newest
+// matches of each arm cost about the same at any size.
 import { sql, type SQL } from 'drizzle-orm';
 
 /**
  * Gigs an arm contributes: matches in the title or tags, and gigs carrying a tag, weigh most in
  * the ranking and are read from the covering index; matches anywhere (the description) need the
- * table and rank lower, so fewer of them. On the labelled set (428 gigs) no query reaches these,
- * so its rankings are exact; at scale an older match beyond an arm's newest is not ranked.
+ * table and rank lower, so fewer of them. The labelled set's figures (`npm run eval:search`) are
+ * unchanged with these; at scale an older match beyond an arm's newest is not ranked.
  */
 export const CANDIDATES = { head: 300, body: 200, tags: 300 } as const;
 
