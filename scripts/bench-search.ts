@@ -1,4 +1,4 @@
-// npm run bench:search — discovery search at 100,000 gigs on a server Postgres (DATABASE_URL).
+// npm run bench:search [-- --gigs N] — discovery search at 100,000 gigs (or N) on a server Postgres (DATABASE_URL).
 // Creates a fresh database (dropped at the end), seeds gigs synthesised from the evaluation set's
 // vocabulary, starts the server as its own process (`node src/server.ts`, as in production), and
 // for each query shape measures the request over HTTP beside the same query as bare SQL through
@@ -12,85 +12,35 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { progress, quantile, stopServer, untilHealthy } from './bench-kit.ts';
+import { quantile, stopServer, untilHealthy } from './bench-kit.ts';
+import { seedGigs } from './bench-seed.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
-import { searchSql } from '../src/search/ranking-sql.ts';
-import { newId } from '../src/ids.ts';
+import { isFreshnessOrdered, searchSql, settingsSql, walks } from '../src/search/ranking-sql.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const GIGS = Number(process.env.BENCH_GIGS ?? 100_000);
+/** `--gigs N` (or BENCH_GIGS): how many gigs to seed; 100,000 by default. */
+function gigsArg(): number {
+  const i = process.argv.indexOf('--gigs');
+  const raw = i >= 0 ? process.argv[i + 1] : (process.env.BENCH_GIGS ?? '100000');
+  const n = Number(String(raw).replace(/[_,]/g, ''));
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--gigs needs a positive whole number, got "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+}
+const GIGS = gigsArg();
+/** `--seed-only`: seed, keep the database for experiments (as BENCH_KEEP does) and time nothing. */
+const SEED_ONLY = process.argv.includes('--seed-only');
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
 const MIN_RUNS = 60;
 const SHAPE_BUDGET_MS = 6000;
 const BLOCK = 10;
 const BLOCK_WARMUP = 2;
 const WARMUP = 8;
-
-interface EvalGig {
-  title: string;
-  description: string;
-  tags: string[];
-  compensation_type: string;
-  rate_cents: number | null;
-  compensation_min_cents: number | null;
-  compensation_max_cents: number | null;
-  currency: string;
-  source: string;
-  url: string | null;
-}
-
-/** A small progress bar on stderr (no dependency). */
-/** A deterministic pseudo-random generator, so every run seeds the same gigs. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Gig rows made from the evaluation set: a posting's sentences reshuffled, plus one sentence of another. */
-function* synthesise(templates: EvalGig[], count: number, clientId: string) {
-  const random = rng(42);
-  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
-  const sentences = templates.map((g) => g.description.split(/(?<=[.!?])\s+/));
-  const allTags = [...new Set(templates.flatMap((g) => g.tags))];
-  const now = Date.now();
-  for (let i = 0; i < count; i++) {
-    const t = Math.floor(random() * templates.length);
-    const g = templates[t]!;
-    const own = [...sentences[t]!].sort(() => random() - 0.5);
-    const description = [...own, pick(pick(sentences))].join(' ');
-    const tags = [...new Set(random() < 0.3 ? [...g.tags, pick(allTags)] : g.tags)];
-    const scale = 0.8 + random() * 0.4;
-    const amount = (x: number | null) => (x === null ? null : Math.round((x * scale) / 100) * 100);
-    const native = random() < 0.75;
-    yield {
-      id: newId(),
-      client_user_id: native ? clientId : null,
-      title: g.title,
-      description,
-      scope: '',
-      rate_cents: amount(g.rate_cents),
-      compensation_type: g.compensation_type,
-      compensation_min_cents: amount(g.compensation_min_cents),
-      compensation_max_cents: amount(g.compensation_max_cents),
-      currency: g.currency,
-      tags,
-      status: random() < 0.9 ? 'open' : 'closed',
-      source: native ? 'native' : g.source === 'native' ? pick(['remoteok', 'weworkremotely', 'github-bounties']) : g.source,
-      external_id: native ? null : `bench-${i}`,
-      url: native ? null : `https://jobs.example.com/${i}`,
-      posted_at: new Date(now - random() * 90 * 86_400_000),
-    };
-  }
-}
 
 interface Shape {
   name: string;
@@ -212,6 +162,8 @@ async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
       PORT: String(port),
       DATABASE_URL: dbUrl,
       EMBEDDINGS_URL: '',
+      // One key sends every request: the per-key limit would answer 429 within a shape.
+      RATE_LIMIT: 'off',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -237,38 +189,17 @@ async function main() {
   try {
     database = await openDatabase({ databaseUrl: dbUrl, max: 4 });
     await migrate(database);
-    const templates = fs
-      .readFileSync(path.join(ROOT, 'eval/search/gigs.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as EvalGig);
     const owner = await createUserWithKey({ db: database.db }, 'Bench client');
     const searcher = await createUserWithKey({ db: database.db }, 'Bench searcher');
 
     const seeded = Date.now();
-    const bar = progress('seeding gigs', GIGS);
-    let batch: Record<string, unknown>[] = [];
-    let done = 0;
-    for (const row of synthesise(templates, GIGS, owner.userId)) {
-      batch.push(row);
-      if (batch.length === 1000) {
-        await bare`insert into gigs ${bare(batch as never)}`;
-        done += batch.length;
-        batch = [];
-        bar(done);
-      }
-    }
-    if (batch.length) {
-      await bare`insert into gigs ${bare(batch as never)}`;
-      done += batch.length;
-      bar(done);
-    }
-    await bare`vacuum analyze gigs`;
-    const open = (await bare<{ open: number }[]>`select count(*)::int as open from gigs where status = 'open'`)[0]!.open;
+    const loader = postgres(dbUrl, { max: 2, onnotice: () => {} });
+    const open = await seedGigs(loader, ROOT, GIGS, owner.userId).finally(() => loader.end());
     console.log(
       `seeded ${GIGS.toLocaleString('en-US')} gigs (${open.toLocaleString('en-US')} open) in ${((Date.now() - seeded) / 1000).toFixed(0)} s`,
     );
 
+    if (SEED_ONLY) return;
     const port = 30_000 + Math.floor(Math.random() * 20_000);
     server = await startServer(dbUrl, port);
     const base = `http://127.0.0.1:${port}`;
@@ -292,7 +223,7 @@ async function main() {
     console.log(
       `${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`,
     );
-    const explained: { name: string; text: string; params: unknown[] }[] = [];
+    const explained: { name: string; text: string; params: unknown[]; walking: boolean; ranked: boolean }[] = [];
     for (const shape of SHAPES) {
       const qs = new URLSearchParams(Object.entries(shape.query).map(([k, v]) => [k, String(v)])).toString();
       let results = 0;
@@ -307,8 +238,20 @@ async function main() {
       // (an unnamed statement, planned for its parameters each time).
       const { plan } = await planSearch(deps, searcher.userId, requestOf(shape.query));
       const query = dialect.sqlToQuery(searchSql(plan));
-      const [httpTimes, sqlTimes] = await timeInterleaved(request, () => bare.unsafe(query.sql, query.params as never[]));
-      explained.push({ name: shape.name, text: query.sql, params: query.params });
+      // A ranked search runs as the server runs it: in a transaction with its planner settings
+      // (ranking-sql.ts, rankedRows).
+      const walking = walks(plan);
+      const ranked = !isFreshnessOrdered(plan);
+      const bareSearch = ranked
+        ? () =>
+            bare.begin(async (tx) => {
+              await tx.unsafe(settingsSql(walking, 'during'));
+              await tx.unsafe(query.sql, query.params as never[]);
+              await tx.unsafe(settingsSql(walking, 'after'));
+            })
+        : () => bare.unsafe(query.sql, query.params as never[]);
+      const [httpTimes, sqlTimes] = await timeInterleaved(request, bareSearch);
+      explained.push({ name: shape.name, text: query.sql, params: query.params, walking, ranked });
       if (process.env.BENCH_KEEP)
         fs.writeFileSync(
           `/tmp/${name}-${explained.length}.json`,
@@ -323,18 +266,21 @@ async function main() {
 
     console.log('\nEXPLAIN (ANALYZE) — the index nodes of each plan:');
     for (const e of explained) {
-      const plan = await bare.unsafe(`explain (analyze, costs off) ${e.text}`, e.params as never[]);
+      const plan = await bare.begin(async (tx) => {
+        if (e.ranked) await tx.unsafe(settingsSql(e.walking, 'during'));
+        return tx.unsafe(`explain (analyze, costs off) ${e.text}`, e.params as never[]);
+      });
       const lines = plan.map((r) => String((r as Record<string, unknown>)['QUERY PLAN']));
       const indexes = lines.filter((l) => /Index|Bitmap|Seq Scan/.test(l)).map((l) => l.trim().replace(/\s*\(actual.*$/, ''));
       const total = lines.filter((l) => /^(Planning|Execution) Time/.test(l)).join(', ');
-      console.log(`- ${e.name}: ${total}\n    ${[...new Set(indexes)].join('\n    ')}`);
+      console.log(`- ${e.name}${e.walking ? ' (walks)' : ''}: ${total}\n    ${[...new Set(indexes)].join('\n    ')}`);
     }
   } finally {
     if (server) await stopServer(server).catch(() => {});
     agent.destroy();
     await database?.close().catch(() => {});
     await bare.end();
-    if (process.env.BENCH_KEEP) console.log(`\nkept database ${name} (BENCH_KEEP); drop it when done`);
+    if (process.env.BENCH_KEEP || SEED_ONLY) console.log(`\nkept database ${name} (BENCH_KEEP); drop it when done`);
     else await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
   }

@@ -12,6 +12,7 @@ import {
   structuredScore,
 } from '../src/search/scoring.ts';
 import { decodeRankedCursor, encodeRankedCursor } from '../src/search/cursor.ts';
+import { sealCursor } from '../src/cursor-seal.ts';
 import { ageReason, money, payReason, textReasons } from '../src/search/reasons.ts';
 
 const vocabulary = new Set(['python', 'rust', 'react-native', 'kubernetes', 'go-to-market', 'logo', 'design', 'audio', 'writer']);
@@ -120,5 +121,14 @@ describe('ranked cursors', () => {
     expect(decodeRankedCursor(cursor, 'abc')).toEqual({ asOf: 1, score: 0.5, id: '0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f' });
     expect(() => decodeRankedCursor(cursor, 'other')).toThrow(/different query/);
     expect(() => decodeRankedCursor('bm9wZQ', 'abc')).toThrow(/not a cursor/);
+  });
+
+  it("carry the first page's database time, so that later pages rank the same candidates", () => {
+    const position = { asOf: 1, score: 0.5, id: '0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f', createdBefore: 1_795_400_000_123_456 };
+    const cursor = encodeRankedCursor('abc', position);
+    expect(cursor.length).toBeLessThanOrEqual(200);
+    expect(decodeRankedCursor(cursor, 'abc')).toEqual(position);
+    const made = sealCursor({ f: 'abc', t: 1, s: 0.5, i: position.id, c: 'yesterday' });
+    expect(() => decodeRankedCursor(made, 'abc')).toThrow(/not a cursor/);
   });
 });

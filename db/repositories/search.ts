@@ -19,19 +19,45 @@ export async function openGigTags(db: Executor): Promise<string[]> {
  * common lexemes with their frequency); a word missing from them is rare. A word of several
  * lexemes counts as its most common one.
  */
-export async function wordShares(db: Executor, words: string[]): Promise<Map<string, number>> {
+export async function wordShares(
+  db: Executor,
+  words: string[],
+  column: 'search_tsv' | 'search_head' = 'search_tsv',
+): Promise<Map<string, number>> {
   if (!words.length) return new Map();
   const rows = await rowsOf<{ word: string; share: number | null }>(
     db,
     sql`
     with s as (
       select most_common_elems::text::text[] as elems, most_common_elem_freqs as freqs from pg_stats
-      where schemaname = current_schema() and tablename = 'gigs' and attname = 'search_tsv'
+      where schemaname = current_schema() and tablename = 'gigs' and attname = ${column}
     )
     select w.word, (select max(s.freqs[array_position(s.elems, l.lexeme)])::float8 from s, unnest(to_tsvector('english', w.word)) l) as share
     from unnest(${textArray(words)}) as w(word)`,
   );
   return new Map(rows.map((r) => [r.word, r.share ?? 0]));
+}
+
+/** Each tag's share of gigs, from the planner's statistics on tags (as wordShares); 0 when rare or unknown. */
+export async function tagShares(db: Executor, tags: string[]): Promise<Map<string, number>> {
+  if (!tags.length) return new Map();
+  const rows = await rowsOf<{ tag: string; share: number | null }>(
+    db,
+    sql`
+    with s as (
+      select most_common_elems::text::text[] as elems, most_common_elem_freqs as freqs from pg_stats
+      where schemaname = current_schema() and tablename = 'gigs' and attname = 'tags'
+    )
+    select t.tag, (select s.freqs[array_position(s.elems, t.tag)]::float8 from s) as share
+    from unnest(${textArray(tags)}) as t(tag)`,
+  );
+  return new Map(rows.map((r) => [r.tag, r.share ?? 0]));
+}
+
+/** The planner's count of gigs (pg_class.reltuples, kept by ANALYZE and VACUUM); 0 before the first. */
+export async function estimatedGigs(db: Executor): Promise<number> {
+  const rows = await rowsOf<{ n: number }>(db, sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'gigs'::regclass`);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** Whether pgvector is installed in this database. */

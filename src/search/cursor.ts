@@ -15,6 +15,11 @@ export interface RankedPosition {
   asOf: number;
   score: number;
   id: string;
+  /**
+   * Two-phase searches: the database's time of the first page, in microseconds since the epoch
+   * (a number keeps the cursor within its 200 characters); later pages leave out gigs created since.
+   */
+  createdBefore?: number;
 }
 
 /** A short fingerprint of what defines the ranking (the query and its filters, not the limit). */
@@ -23,13 +28,13 @@ export function fingerprint(parts: unknown): string {
 }
 
 export function encodeRankedCursor(print: string, p: RankedPosition): string {
-  return sealCursor({ f: print, t: p.asOf, s: p.score, i: p.id });
+  return sealCursor({ f: print, t: p.asOf, s: p.score, i: p.id, ...(p.createdBefore !== undefined ? { c: p.createdBefore } : {}) });
 }
 
 /** The position to continue after, or undefined for the first page; any other cursor is a 400 on query.cursor. */
 export function decodeRankedCursor(cursor: string | undefined, print: string): RankedPosition | undefined {
   if (cursor === undefined) return undefined;
-  const value = openCursor(cursor) as { f?: unknown; t?: unknown; s?: unknown; i?: unknown } | null | undefined;
+  const value = openCursor(cursor) as { f?: unknown; t?: unknown; s?: unknown; i?: unknown; c?: unknown } | null | undefined;
   // Sealed, so made here; the ranges are checked all the same (a time must be one Date can hold).
   if (
     !value ||
@@ -40,13 +45,14 @@ export function decodeRankedCursor(cursor: string | undefined, print: string): R
     value.t < 0 ||
     value.t > MAX_TIME ||
     !Number.isFinite(value.s) ||
-    !UUID_PATTERN.test(value.i)
+    !UUID_PATTERN.test(value.i) ||
+    (value.c !== undefined && (typeof value.c !== 'number' || !Number.isSafeInteger(value.c) || value.c < 0))
   ) {
     throw validationFailed('query.cursor', 'is not a cursor this API returned');
   }
   if (value.f !== print)
     throw validationFailed('query.cursor', 'belongs to a different query; repeat the query and its filters to continue');
-  return { asOf: value.t, score: value.s, id: value.i };
+  return { asOf: value.t, score: value.s, id: value.i, ...(value.c !== undefined ? { createdBefore: value.c as number } : {}) };
 }
 
 /**
@@ -58,8 +64,12 @@ export function rankedPage<T extends { id: string; score: number }>(
   limit: number,
   print: string,
   asOf: number,
+  createdBefore?: number,
 ): { kept: T[]; nextCursor: string | null } {
   const kept = rows.length > limit ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
-  return { kept, nextCursor: rows.length > limit && last ? encodeRankedCursor(print, { asOf, score: last.score, id: last.id }) : null };
+  return {
+    kept,
+    nextCursor: rows.length > limit && last ? encodeRankedCursor(print, { asOf, score: last.score, id: last.id, createdBefore }) : null,
+  };
 }

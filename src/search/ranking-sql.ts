@@ -7,6 +7,7 @@ import type { Executor } from '../../db/client.ts';
 import { list, rowsOf, textArray } from '../../db/sql.ts';
 import { FIELD_WEIGHTS, FEEDBACK_EFFECT, type FeedbackSignal, type RankingWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
+import { type Arm, CANDIDATES, candidatesCte, worthWalking } from './candidates-sql.ts';
 
 export { rowsOf, textArray };
 
@@ -59,10 +60,21 @@ export interface SearchPlan {
   requestedSkills: string[][];
   /** Tags that make a gig a candidate even without a matching word (skills named in q). */
   recallTags: string[];
+  /**
+   * Estimated shares of gigs (planner statistics; 0 when rare or unknown) that decide whether an
+   * arm walks (candidates-sql.ts, worthWalking): the text's words in title or tags, anywhere, and
+   * each tag; and the number of gigs.
+   */
+  shares: { head: number; body: number; tags: ReadonlyMap<string, number>; gigs: number };
   semantic: SemanticInput | null;
   weights: RankingWeights;
   asOf: Date;
   after: { score: number; id: string } | null;
+  /**
+   * Later pages: the database's time when the first page was ranked (as it printed it); gigs
+   * created since do not become candidates, so that the candidate set, and the pages, stay put.
+   */
+  createdBefore: number | null;
   /** Rows to return (the caller asks for one more than it shows, to know if there is a next page). */
   take: number;
 }
@@ -97,6 +109,8 @@ export interface RankedRow {
   title_hits: string[];
   tag_hits: string[];
   description_hits: string[];
+  /** The database's time of the ranking in microseconds (ranked searches only), for the next page's createdBefore. */
+  ranked_at?: string | number;
 }
 
 /**
@@ -158,14 +172,61 @@ export function isFreshnessOrdered(plan: SearchPlan): boolean {
   return plan.websearch === null && plan.semantic === null && plan.requestedSkills.length <= 1;
 }
 
-/** The SQL of a plan's ranked page (the benchmark runs it bare). */
+/** The SQL of a plan's ranked page (the benchmark runs it bare, after walkSettings when it walks). */
 export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
   return isFreshnessOrdered(plan) ? freshnessOrderedQuery(plan) : rankedQuery(plan, neighbourIds);
 }
 
+/**
+ * Planner settings of ranked searches: JIT off (at 1,000,000 gigs the estimated costs passed
+ * jit_above_cost and compiling took 700 ms of a 750 ms search); and when every candidate arm
+ * walks (candidates-sql.ts, worthWalking), no bitmap or sequential scans, and no parallel walks,
+ * which leaves the planner the posted_at walks.
+ */
+const SETTINGS = { jit: 'off' } as const;
+const WALK_SETTINGS = { ...SETTINGS, enable_bitmapscan: 'off', enable_seqscan: 'off', max_parallel_workers_per_gather: '0' } as const;
+
+/**
+ * The statement that applies the plan's settings for the transaction (`during`), or puts back
+ * the session's values (`after`).
+ */
+export function settingsSql(walking: boolean, phase: 'during' | 'after'): string {
+  const settings = Object.entries(walking ? WALK_SETTINGS : SETTINGS);
+  return `select ${settings
+    .map(([name, value]) =>
+      phase === 'during'
+        ? `set_config('${name}', '${value}', true)`
+        : `set_config('${name}', (select reset_val from pg_settings where name = '${name}'), true)`,
+    )
+    .join(', ')}`;
+}
+
+/** Whether the plan's first phase walks the posted_at indexes (every arm common enough). */
+export function walks(plan: SearchPlan): boolean {
+  if (isFreshnessOrdered(plan)) return false;
+  const arms = candidateArms(plan);
+  return arms.length > 0 && arms.every((a) => a.walk);
+}
+
+/** Runs `query` (the search's one statement), with the walk's planner settings when the plan walks. */
+async function rankedRows(db: Executor, plan: SearchPlan, query: SQL): Promise<RankedRow[]> {
+  if (isFreshnessOrdered(plan)) return rowsOf<RankedRow>(db, query);
+  const walking = walks(plan);
+  // In a transaction of its own (a savepoint inside a request's): set_config(..., true) ends
+  // with the transaction; put back afterwards all the same, should it be the request's.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql.raw(settingsSql(walking, 'during')));
+    try {
+      return await rowsOf<RankedRow>(tx, query);
+    } finally {
+      await tx.execute(sql.raw(settingsSql(walking, 'after')));
+    }
+  });
+}
+
 /** The ranked page for a search plan: `take` rows, best first, after the cursor. */
 export async function searchGigRows(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
-  return rowsOf<RankedRow>(db, searchSql(plan));
+  return rankedRows(db, plan, searchSql(plan));
 }
 
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
@@ -224,14 +285,19 @@ function fusedSql(w: RankingWeights, structured: SQL, lexical: SQL | null, seman
 export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
   const w = plan.weights;
   const text = plan.websearch !== null;
-  const where = filterConditions(plan.filters, { payIndex: !text });
-  where.push(sql`(fb.signal is null or fb.signal <> 'hide')`);
+  const filters = filterConditions(plan.filters, { payIndex: !text });
+  const arms = candidateArms(plan);
+  const where = [...filters, sql`(fb.signal is null or fb.signal <> 'hide')`];
   if (text) {
-    const arms: SQL[] = [sql`g.search_tsv @@ tsq`];
-    if (plan.recallTags.length) arms.push(sql`g.tags && ${textArray(plan.recallTags)}`);
-    if (neighbourIds.length) arms.push(sql`g.id = any(${uuidArray(neighbourIds)})`);
-    where.push(sql`(${sql.join(arms, sql` or `)})`);
+    const matches: SQL[] = [sql`g.search_tsv @@ tsq`];
+    if (plan.recallTags.length) matches.push(sql`g.tags && ${textArray(plan.recallTags)}`);
+    if (neighbourIds.length) matches.push(sql`g.id = any(${uuidArray(neighbourIds)})`);
+    where.push(sql`(${sql.join(matches, sql` or `)})`);
   }
+  // The caller's gigs with feedback and the semantic neighbours are scored whatever their age.
+  const extra = [sql`(select gig_id from fb where signal <> 'hide')`];
+  if (neighbourIds.length) extra.push(sql`(select unnest(${uuidArray(neighbourIds)}))`);
+  const cand = arms.length ? candidatesCte({ arms, filters, createdBefore: plan.createdBefore, extra }) : sql``;
   const sem = plan.semantic;
   const semanticJoin = sem
     ? sql`left join gig_embeddings e on e.gig_id = g.id and e.model = ${sem.model} and e.dims = ${sem.dims}::int`
@@ -250,17 +316,19 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
     : null;
   const fused = fusedSql(w, structured, lexical, sem ? sql`semantic` : null);
 
-  // OFFSET 0 keeps `base` a real subquery, so that ts_rank and friends run once per row; the score
-  // is plain arithmetic over its columns. Only ids and scores are sorted; the page's few gigs are
-  // read in full at the end.
+  // Phase 1 (cand): each arm's newest gigs. Phase 2 (base): the full ranking over those only, under
+  // the same conditions as if every gig had been a candidate. OFFSET 0 keeps `base` a real
+  // subquery, so that ts_rank and friends run once per row; the score is plain arithmetic over
+  // its columns. Only ids and scores are sorted; the page's few gigs are read in full at the end.
   return sql`
     with ${wordsCte(plan.hitTerms)}
     fb as (select gig_id, signal from discovery_feedback where user_id = ${plan.userId}::uuid),
+    ${cand}
     base as (
       select g.id, fb.signal, ${rank} as lexical_rank, ${coveredSql(plan.requestedSkills)} as skills_covered,
         ${fitSql(min)} as compensation_fit, ${freshnessSql(w, plan.asOf)} as freshness,
         ${sem ? similaritySql(sem) : sql`null::float8`} as semantic
-      from gigs g
+      from ${arms.length ? sql`cand join gigs g on g.id = cand.id` : sql`gigs g`}
       ${text ? sql`cross join websearch_to_tsquery('english', ${plan.websearch}) as tsq` : sql``}
       left join fb on fb.gig_id = g.id
       ${semanticJoin}
@@ -270,8 +338,66 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
     fusion as (select base.*, ${fused} as fused from base offset 0),
     scored as (select fusion.*, ${withFeedback(sql`fused`)} as score from fusion offset 0),
     p as (select * from scored ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int)
-    select ${OUTPUT_COLUMNS}, ${hitColumns(plan.hitTerms)}
+    select ${OUTPUT_COLUMNS}, ${hitColumns(plan.hitTerms)}, ${RANKED_AT} as ranked_at
     from p join gigs g on g.id = p.id order by p.score desc, p.id desc`;
+}
+
+/** The database's time in microseconds since the epoch (exact: extract gives a numeric). */
+const RANKED_AT = sql.raw(`(extract(epoch from now()) * 1000000)::int8`);
+
+/** Most requested skills that get an arm of their own (the tags parameter can name many). */
+const MAX_SKILL_ARMS = 8;
+
+/**
+ * The ways to become a candidate: a word in the title or tags, a word anywhere, a skill named in
+ * q, all the requested skills together (their weight decides the order, so the gigs that cover
+ * them all are candidates however old) and, without text, each requested skill.
+ */
+function candidateArms(plan: SearchPlan): Arm[] {
+  const text = plan.websearch !== null;
+  const { shares } = plan;
+  const tagShare = (tags: string[]) =>
+    Math.min(
+      1,
+      tags.reduce((sum, t) => sum + (shares.tags.get(t) ?? 0), 0),
+    );
+  // A tags filter narrows every arm; taken as agreeing with the arm (a search for "rust" with the
+  // tag rust), the rarer of the two bounds the arm's share.
+  const narrowing = plan.filters.tags.length ? tagShare(plan.filters.tags) : 1;
+  const walks = (share: number, limit: number) => worthWalking(Math.min(share, narrowing), limit, shares.gigs);
+  const arms: Arm[] = [];
+  const seen = new Set<string>();
+  const tagArm = (tags: string[]) => {
+    const key = [...tags].sort().join(',');
+    if (!tags.length || seen.has(key)) return;
+    seen.add(key);
+    // Tags among the filter's are not narrowed by it.
+    const share = tagShare(tags);
+    const walk = tags.every((t) => plan.filters.tags.includes(t))
+      ? worthWalking(share, CANDIDATES.tags, shares.gigs)
+      : walks(share, CANDIDATES.tags);
+    arms.push({ condition: sql`g.tags && ${textArray(tags)}`, limit: CANDIDATES.tags, walk });
+  };
+  if (text) {
+    // The tsquery inline, not joined: planned with the query's value, its selectivity is known.
+    const tsq = sql`websearch_to_tsquery('english', ${plan.websearch})`;
+    arms.push({ condition: sql`g.search_head @@ ${tsq}`, limit: CANDIDATES.head, walk: walks(shares.head, CANDIDATES.head) });
+    arms.push({ condition: sql`g.search_tsv @@ ${tsq}`, limit: CANDIDATES.body, walk: walks(shares.body, CANDIDATES.body) });
+  }
+  tagArm(plan.recallTags);
+  const skills = plan.requestedSkills.filter((forms) => forms.length);
+  if (skills.length >= 2) {
+    // Their co-occurrence is unknown: the rarest skill's share bounds it.
+    const all = sql.join(
+      skills.map((forms) => sql`g.tags && ${textArray(forms)}`),
+      sql` and `,
+    );
+    // Skills asked for together tend to go together (django, python): the rarest bounds them.
+    const together = Math.min(...skills.map(tagShare));
+    arms.push({ condition: sql`(${all})`, limit: CANDIDATES.tags, walk: walks(together, CANDIDATES.tags) });
+  }
+  if (!text) for (const forms of skills.slice(0, MAX_SKILL_ARMS)) tagArm(forms);
+  return arms;
 }
 
 /**
@@ -378,5 +504,5 @@ export async function semanticNeighbours(db: Executor, userId: string, filters: 
 export async function searchGigRowsWithNeighbours(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
   if (!plan.semantic || plan.websearch === null) return searchGigRows(db, plan);
   const ids = await semanticNeighbours(db, plan.userId, plan.filters, plan.semantic);
-  return rowsOf<RankedRow>(db, rankedQuery(plan, ids));
+  return rankedRows(db, plan, rankedQuery(plan, ids));
 }

@@ -12,7 +12,7 @@ import { parseText, withoutCommonWords } from './query.ts';
 import { ageReason, feedbackReason, payReason, semanticReason, skillsReason, textReasons } from './reasons.ts';
 import { applyFeedback, DEFAULT_WEIGHTS, fuse, lexicalScore, payRange, structuredScore, type RankingWeights } from './scoring.ts';
 import { canonicalSkill, skillForms } from './skills.ts';
-import { commonness, tagVocabulary, usesPgvector } from './vocabulary.ts';
+import { commonness, gigCount, headCommonness, tagCommonness, tagVocabulary, usesPgvector } from './vocabulary.ts';
 
 /** What a search needs of the context: the database, and the embeddings endpoint if one is configured. */
 export type SearchContext = Pick<Context, 'db'> & { config: Pick<Config, 'embeddings'> };
@@ -231,6 +231,23 @@ export async function planSearch(ctx: SearchContext, userId: string, req: Search
   for (const s of text.skills) if (!requested.has(s.skill)) requested.set(s.skill, s.forms);
   const origin = new Map(text.terms.map((t) => [t.term, t.from]));
 
+  // How common the words and tags are decides how the first phase reads them (ranking-sql.ts).
+  const recallTags = [...new Set(text.skills.flatMap((s) => s.forms))];
+  const filterTags = [...new Set(tags.flatMap((t) => requested.get(canonicalSkill(t)) ?? [t]))];
+  const armTags = [...new Set([...recallTags, ...filterTags, ...[...requested.values()].flat()])];
+  const searched = text.websearch === null ? [] : text.pieces.flatMap((p) => (p.word ? [p.word] : []));
+  const sum = (m: Map<string, number>) =>
+    Math.min(
+      1,
+      [...m.values()].reduce((a, b) => a + b, 0),
+    );
+  const shares = {
+    head: sum(await headCommonness(ctx.db, searched)),
+    body: sum(await commonness(ctx.db, searched)),
+    tags: await tagCommonness(ctx.db, armTags),
+    gigs: await gigCount(ctx.db),
+  };
+
   const semantic = await querySemantic(
     options.semantic === false ? { ...ctx, config: { embeddings: undefined } } : ctx,
     text.websearch === null ? null : q,
@@ -238,7 +255,7 @@ export async function planSearch(ctx: SearchContext, userId: string, req: Search
   const plan: SearchPlan = {
     userId,
     filters: {
-      tags: [...new Set(tags.flatMap((t) => requested.get(canonicalSkill(t)) ?? [t]))],
+      tags: filterTags,
       minCompensationCents,
       compensationType: req.compensationType ?? null,
       currency: req.currency ?? null,
@@ -247,11 +264,13 @@ export async function planSearch(ctx: SearchContext, userId: string, req: Search
     websearch: text.websearch,
     hitTerms: text.terms.map((t) => t.term),
     requestedSkills: [...requested.values()],
-    recallTags: [...new Set(text.skills.flatMap((s) => s.forms))],
+    recallTags,
+    shares,
     semantic: semantic.input,
     weights,
     asOf,
     after: after ? { score: after.score, id: after.id } : null,
+    createdBefore: after?.createdBefore ?? null,
     take: req.limit + 1,
   };
   const explainer: Explainer = { weights, asOf, requested, origin, minCompensationCents, semanticUsed: semantic.status.used };
@@ -266,7 +285,10 @@ export async function searchGigs(
 ): Promise<SearchResult> {
   const { plan, explainer, print, semantic, notices } = await planSearch(ctx, userId, req, options);
   const rows = await searchGigRowsWithNeighbours(ctx.db, plan);
-  const { kept, nextCursor } = rankedPage(rows, req.limit, print, plan.asOf.getTime());
+  // int8 arrives as a string from postgres.js and PGlite alike.
+  const rankedAt = rows[0]?.ranked_at;
+  const createdBefore = plan.createdBefore ?? (rankedAt === undefined ? undefined : Number(rankedAt));
+  const { kept, nextCursor } = rankedPage(rows, req.limit, print, plan.asOf.getTime(), createdBefore);
   if (semantic.used && kept.length && kept.every((r) => r.semantic === null)) {
     notices.push('no gig on this page has an embedding yet; they are computed in the background');
   }

@@ -2,7 +2,7 @@
 // skills) and how common words are. Read from the database and kept for a while (stale while it
 // refreshes): caches, so another instance loses nothing.
 import type { Db } from '../../db/client.ts';
-import { hasPgvector, openGigTags, wordShares } from '../../db/repositories/search.ts';
+import { estimatedGigs, hasPgvector, openGigTags, tagShares, wordShares } from '../../db/repositories/search.ts';
 
 const TTL_MS = 30_000;
 
@@ -45,26 +45,62 @@ export function usesPgvector(db: Db): Promise<boolean> {
 }
 
 const SHARE_TTL_MS = 10 * 60_000;
-const shares = new WeakMap<Db, Map<string, { share: number; at: number }>>();
+type ShareCache = Map<string, { share: number; at: number }>;
+const shares = new WeakMap<Db, ShareCache>();
+const tagShareCaches = new WeakMap<Db, ShareCache>();
+const headShareCaches = new WeakMap<Db, ShareCache>();
 
-/** Each word's share of gigs (see wordShares), remembered for ten minutes per database. */
-export async function commonness(db: Db, words: string[]): Promise<Map<string, number>> {
-  let cache = shares.get(db);
+async function remembered(
+  caches: WeakMap<Db, ShareCache>,
+  db: Db,
+  keys: string[],
+  read: (db: Db, keys: string[]) => Promise<Map<string, number>>,
+): Promise<Map<string, number>> {
+  let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
-    shares.set(db, cache);
+    caches.set(db, cache);
   }
   const now = Date.now();
-  const missing = words.filter((w) => !((cache.get(w)?.at ?? -Infinity) > now - SHARE_TTL_MS));
+  const missing = keys.filter((w) => !((cache.get(w)?.at ?? -Infinity) > now - SHARE_TTL_MS));
   if (missing.length) {
     if (cache.size > 50_000) cache.clear();
-    for (const [word, share] of await wordShares(db, missing)) cache.set(word, { share, at: now });
+    for (const [key, share] of await read(db, missing)) cache.set(key, { share, at: now });
   }
-  return new Map(words.map((w) => [w, cache.get(w)?.share ?? 0]));
+  return new Map(keys.map((w) => [w, cache.get(w)?.share ?? 0]));
+}
+
+/** Each word's share of gigs (see wordShares), remembered for ten minutes per database. */
+export function commonness(db: Db, words: string[]): Promise<Map<string, number>> {
+  return remembered(shares, db, words, wordShares);
+}
+
+/** Each word's share of gigs in their title or tags (search_head), remembered as commonness is. */
+export function headCommonness(db: Db, words: string[]): Promise<Map<string, number>> {
+  return remembered(headShareCaches, db, words, (d, w) => wordShares(d, w, 'search_head'));
+}
+
+/** Each tag's share of gigs (see tagShares), remembered for ten minutes per database. */
+export function tagCommonness(db: Db, tags: string[]): Promise<Map<string, number>> {
+  return remembered(tagShareCaches, db, tags, tagShares);
+}
+
+const counts = new WeakMap<Db, { n: number; at: number }>();
+
+/** How many gigs the planner counts (see estimatedGigs), remembered for ten minutes per database. */
+export async function gigCount(db: Db): Promise<number> {
+  const known = counts.get(db);
+  if (known && known.at > Date.now() - SHARE_TTL_MS) return known.n;
+  const n = await estimatedGigs(db);
+  counts.set(db, { n, at: Date.now() });
+  return n;
 }
 
 /** Forget what was read about this database (after loading data in bulk). */
 export function forgetCorpus(db: Db): void {
   vocabularies.delete(db);
   shares.delete(db);
+  tagShareCaches.delete(db);
+  headShareCaches.delete(db);
+  counts.delete(db);
 }
