@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { quantile, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_NODE_ARGS, quantile, stopServer, untilHealthy } from './bench-kit.ts';
 import { seedGigs } from './bench-seed.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
@@ -151,7 +151,7 @@ function httpGet(url: string, headers: Record<string, string>): Promise<{ status
 
 /** The server as production runs it, in its own process: `node src/server.ts` on the bench database. */
 async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/server.ts')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, path.join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
     // Request logging off, as before (LOG_LEVEL=silent); no embeddings endpoint.
     env: {
