@@ -18,7 +18,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
-import { isFreshnessOrdered, searchSql, settingsSql, walks } from '../src/search/ranking-sql.ts';
+import { searchSql, settingsSql, walks } from '../src/search/ranking-sql.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** `--gigs N` (or BENCH_GIGS): how many gigs to seed; 100,000 by default. */
@@ -183,7 +183,8 @@ async function main() {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const dbUrl = url.toString();
-  const bare = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  // JIT off, as the server's connections have it (db/client.ts).
+  const bare = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { jit: 'off' } });
   let server: ChildProcess | undefined;
   let database: Database | undefined;
   try {
@@ -223,7 +224,7 @@ async function main() {
     console.log(
       `${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`,
     );
-    const explained: { name: string; text: string; params: unknown[]; walking: boolean; ranked: boolean }[] = [];
+    const explained: { name: string; text: string; params: unknown[]; walking: boolean }[] = [];
     for (const shape of SHAPES) {
       const qs = new URLSearchParams(Object.entries(shape.query).map(([k, v]) => [k, String(v)])).toString();
       let results = 0;
@@ -238,20 +239,19 @@ async function main() {
       // (an unnamed statement, planned for its parameters each time).
       const { plan } = await planSearch(deps, searcher.userId, requestOf(shape.query));
       const query = dialect.sqlToQuery(searchSql(plan));
-      // A ranked search runs as the server runs it: in a transaction with its planner settings
-      // (ranking-sql.ts, rankedRows).
+      // A search that walks runs as the server runs it: in a transaction with the walk's planner
+      // settings (ranking-sql.ts, rankedRows).
       const walking = walks(plan);
-      const ranked = !isFreshnessOrdered(plan);
-      const bareSearch = ranked
+      const bareSearch = walking
         ? () =>
             bare.begin(async (tx) => {
-              await tx.unsafe(settingsSql(walking, 'during'));
+              await tx.unsafe(settingsSql('during'));
               await tx.unsafe(query.sql, query.params as never[]);
-              await tx.unsafe(settingsSql(walking, 'after'));
+              await tx.unsafe(settingsSql('after'));
             })
         : () => bare.unsafe(query.sql, query.params as never[]);
       const [httpTimes, sqlTimes] = await timeInterleaved(request, bareSearch);
-      explained.push({ name: shape.name, text: query.sql, params: query.params, walking, ranked });
+      explained.push({ name: shape.name, text: query.sql, params: query.params, walking });
       if (process.env.BENCH_KEEP)
         fs.writeFileSync(
           `/tmp/${name}-${explained.length}.json`,
@@ -267,7 +267,7 @@ async function main() {
     console.log('\nEXPLAIN (ANALYZE) — the index nodes of each plan:');
     for (const e of explained) {
       const plan = await bare.begin(async (tx) => {
-        if (e.ranked) await tx.unsafe(settingsSql(e.walking, 'during'));
+        if (e.walking) await tx.unsafe(settingsSql('during'));
         return tx.unsafe(`explain (analyze, costs off) ${e.text}`, e.params as never[]);
       });
       const lines = plan.map((r) => String((r as Record<string, unknown>)['QUERY PLAN']));

@@ -178,21 +178,19 @@ export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
 }
 
 /**
- * Planner settings of ranked searches: JIT off (at 1,000,000 gigs the estimated costs passed
- * jit_above_cost and compiling took 700 ms of a 750 ms search); and when every candidate arm
- * walks (candidates-sql.ts, worthWalking), no bitmap or sequential scans, and no parallel walks,
- * which leaves the planner the posted_at walks.
+ * Planner settings of a ranked search whose candidate arms all walk (candidates-sql.ts,
+ * worthWalking): no bitmap or sequential scans, and no parallel walks, which leaves the planner
+ * the posted_at walks. (JIT, which took 700 ms of a 750 ms search at 1,000,000 gigs, is off for
+ * every connection: db/client.ts.)
  */
-const SETTINGS = { jit: 'off' } as const;
-const WALK_SETTINGS = { ...SETTINGS, enable_bitmapscan: 'off', enable_seqscan: 'off', max_parallel_workers_per_gather: '0' } as const;
+const WALK_SETTINGS = { enable_bitmapscan: 'off', enable_seqscan: 'off', max_parallel_workers_per_gather: '0' } as const;
 
 /**
- * The statement that applies the plan's settings for the transaction (`during`), or puts back
+ * The statement that applies the walk's settings for the transaction (`during`), or puts back
  * the session's values (`after`).
  */
-export function settingsSql(walking: boolean, phase: 'during' | 'after'): string {
-  const settings = Object.entries(walking ? WALK_SETTINGS : SETTINGS);
-  return `select ${settings
+export function settingsSql(phase: 'during' | 'after'): string {
+  return `select ${Object.entries(WALK_SETTINGS)
     .map(([name, value]) =>
       phase === 'during'
         ? `set_config('${name}', '${value}', true)`
@@ -210,16 +208,15 @@ export function walks(plan: SearchPlan): boolean {
 
 /** Runs `query` (the search's one statement), with the walk's planner settings when the plan walks. */
 async function rankedRows(db: Executor, plan: SearchPlan, query: SQL): Promise<RankedRow[]> {
-  if (isFreshnessOrdered(plan)) return rowsOf<RankedRow>(db, query);
-  const walking = walks(plan);
+  if (!walks(plan)) return rowsOf<RankedRow>(db, query);
   // In a transaction of its own (a savepoint inside a request's): set_config(..., true) ends
   // with the transaction; put back afterwards all the same, should it be the request's.
   return db.transaction(async (tx) => {
-    await tx.execute(sql.raw(settingsSql(walking, 'during')));
+    await tx.execute(sql.raw(settingsSql('during')));
     try {
       return await rowsOf<RankedRow>(tx, query);
     } finally {
-      await tx.execute(sql.raw(settingsSql(walking, 'after')));
+      await tx.execute(sql.raw(settingsSql('after')));
     }
   });
 }

@@ -1,5 +1,6 @@
-// Embedded PGlite's shared_buffers: 16MB by default (PGLITE_SHARED_BUFFERS), so the server's
-// resident set does not carry PGlite's own 128MB of buffers; a bad size stops the start.
+// Settings the database runs with. Embedded PGlite's shared_buffers: 16MB by default
+// (PGLITE_SHARED_BUFFERS), so the server's resident set does not carry PGlite's own 128MB of
+// buffers; a bad size stops the start. A server Postgres: JIT off on every connection.
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/client.ts';
 import { loadConfig } from '../src/config.ts';
@@ -28,6 +29,19 @@ describe('PGLITE_SHARED_BUFFERS', () => {
       } finally {
         await database.close();
       }
+    }
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('a server Postgres', () => {
+  it('runs every query of the pool with JIT off', async () => {
+    const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, max: 2 });
+    try {
+      if (database.kind !== 'postgres') throw new Error('expected a server Postgres');
+      const shown = await Promise.all([1, 2, 3].map(() => database.sql<{ jit: string }[]>`show jit`));
+      expect(shown.map((rows) => rows[0]!.jit)).toEqual(['off', 'off', 'off']);
+    } finally {
+      await database.close();
     }
   });
 });
