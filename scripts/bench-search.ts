@@ -18,7 +18,8 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
-import { searchSql, settingsSql, walks } from '../src/search/ranking-sql.ts';
+import { isFreshnessOrdered, searchSql } from '../src/search/ranking-sql.ts';
+import { candidateArms } from '../src/search/candidates-sql.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** `--gigs N` (or BENCH_GIGS): how many gigs to seed; 100,000 by default. */
@@ -224,7 +225,7 @@ async function main() {
     console.log(
       `${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`,
     );
-    const explained: { name: string; text: string; params: unknown[]; walking: boolean }[] = [];
+    const explained: { name: string; text: string; params: unknown[]; walking: string[] }[] = [];
     for (const shape of SHAPES) {
       const qs = new URLSearchParams(Object.entries(shape.query).map(([k, v]) => [k, String(v)])).toString();
       let results = 0;
@@ -239,17 +240,13 @@ async function main() {
       // (an unnamed statement, planned for its parameters each time).
       const { plan } = await planSearch(deps, searcher.userId, requestOf(shape.query));
       const query = dialect.sqlToQuery(searchSql(plan));
-      // A search that walks runs as the server runs it: in a transaction with the walk's planner
-      // settings (ranking-sql.ts, rankedRows).
-      const walking = walks(plan);
-      const bareSearch = walking
-        ? () =>
-            bare.begin(async (tx) => {
-              await tx.unsafe(settingsSql('during'));
-              await tx.unsafe(query.sql, query.params as never[]);
-              await tx.unsafe(settingsSql('after'));
-            })
-        : () => bare.unsafe(query.sql, query.params as never[]);
+      // Which arms of the first phase walk the posted_at indexes (candidates-sql.ts), for the EXPLAIN.
+      const walking = isFreshnessOrdered(plan)
+        ? []
+        : candidateArms(plan)
+            .filter((a) => a.walk)
+            .map((a) => a.match.kind);
+      const bareSearch = () => bare.unsafe(query.sql, query.params as never[]);
       const [httpTimes, sqlTimes] = await timeInterleaved(request, bareSearch);
       explained.push({ name: shape.name, text: query.sql, params: query.params, walking });
       if (process.env.BENCH_KEEP)
@@ -266,14 +263,13 @@ async function main() {
 
     console.log('\nEXPLAIN (ANALYZE) — the index nodes of each plan:');
     for (const e of explained) {
-      const plan = await bare.begin(async (tx) => {
-        if (e.walking) await tx.unsafe(settingsSql('during'));
-        return tx.unsafe(`explain (analyze, costs off) ${e.text}`, e.params as never[]);
-      });
+      const plan = await bare.unsafe(`explain (analyze, costs off) ${e.text}`, e.params as never[]);
       const lines = plan.map((r) => String((r as Record<string, unknown>)['QUERY PLAN']));
-      const indexes = lines.filter((l) => /Index|Bitmap|Seq Scan/.test(l)).map((l) => l.trim().replace(/\s*\(actual.*$/, ''));
+      const indexes = lines.filter((l) => /Index|Bitmap|Seq Scan|Function Scan/.test(l)).map((l) => l.trim().replace(/\s*\(actual.*$/, ''));
       const total = lines.filter((l) => /^(Planning|Execution) Time/.test(l)).join(', ');
-      console.log(`- ${e.name}${e.walking ? ' (walks)' : ''}: ${total}\n    ${[...new Set(indexes)].join('\n    ')}`);
+      console.log(
+        `- ${e.name}${e.walking.length ? ` (walks: ${e.walking.join(', ')})` : ''}: ${total}\n    ${[...new Set(indexes)].join('\n    ')}`,
+      );
     }
   } finally {
     if (server) await stopServer(server).catch(() => {});

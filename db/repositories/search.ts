@@ -54,6 +54,25 @@ export async function tagShares(db: Executor, tags: string[]): Promise<Map<strin
   return new Map(rows.map((r) => [r.tag, r.share ?? 0]));
 }
 
+/**
+ * Each value's share of gigs in a column the filters compare (`column:value` keys), from the
+ * planner's most common values; 0 when rare or unknown.
+ */
+export async function valueShares(db: Executor, keys: string[]): Promise<Map<string, number>> {
+  if (!keys.length) return new Map();
+  const rows = await rowsOf<{ key: string; share: number | null }>(
+    db,
+    sql`
+    with s as (
+      select attname::text as col, most_common_vals::text::text[] as vals, most_common_freqs as freqs from pg_stats
+      where schemaname = current_schema() and tablename = 'gigs' and attname in ('compensation_type', 'currency', 'source')
+    )
+    select k.key, (select s.freqs[array_position(s.vals, split_part(k.key, ':', 2))]::float8 from s where s.col = split_part(k.key, ':', 1)) as share
+    from unnest(${textArray(keys)}) as k(key)`,
+  );
+  return new Map(rows.map((r) => [r.key, r.share ?? 0]));
+}
+
 /** The planner's count of gigs (pg_class.reltuples, kept by ANALYZE and VACUUM); 0 before the first. */
 export async function estimatedGigs(db: Executor): Promise<number> {
   const rows = await rowsOf<{ n: number }>(db, sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'gigs'::regclass`);

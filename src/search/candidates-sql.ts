@@ -1,10 +1,20 @@
 // Two-phase retrieval for ranked searches (docs/search.md, "Candidates"): each way a gig can
 // become a candidate (a matching word, a skill named in q, a requested skill) contributes its
-// newest few hundred gigs, an order the posted_at indexes give without reading every match; only
-// the union of these is scored in full. A common word matches a seventh of the corpus: scoring
-// every match made the cost grow with the corpus (25-45 ms at 100,000 gigs), where the newest
-// matches of each arm cost about the same at any size.
+// newest few hundred gigs; only the union of these is scored in full. A common word matches a
+// seventh of the corpus: scoring every match made the cost grow with the corpus (25-45 ms at
+// 100,000 gigs), where the newest matches of each arm cost about the same at any size.
 import { sql, type SQL } from 'drizzle-orm';
+import { textArray } from '../../db/sql.ts';
+import type { CompensationType } from '../domain/gig.ts';
+
+export interface GigFilters {
+  /** Any of these tags (synonyms already expanded). */
+  tags: string[];
+  minCompensationCents: number | null;
+  compensationType: CompensationType | null;
+  currency: string | null;
+  sources: string[];
+}
 
 /**
  * Gigs an arm contributes: matches in the title or tags, and gigs carrying a tag, weigh most in
@@ -15,44 +25,148 @@ import { sql, type SQL } from 'drizzle-orm';
 export const CANDIDATES = { head: 300, body: 200, tags: 300 } as const;
 
 /**
- * Whether an arm is worth walking to: a walk reads about limit / share index entries, reading the
- * matches through a GIN index costs their number (share x gigs) in table rows, each about five
- * times dearer here. When every arm walks, the search runs with bitmap and sequential scans off
- * (ranking-sql.ts, rankedRows), which leaves the planner the posted_at walks: its own estimates
- * for `&&` and `@@` combined with filters were 10-100x too low, and it read 40,000-70,000 matches
- * through the GIN indexes at 1,000,000 gigs where the walks read a few tens of thousands of index
- * entries and no table rows.
+ * What reading one row costs each way, relative to one entry of the covering index (measured at
+ * 100,000 gigs on a server Postgres 15 with a warm cache: 0.35-0.5 µs an entry of the covering
+ * index, 1.8 µs an entry of the posted_at index with its table row, 1.3 µs a row of a bitmap).
  */
-export function worthWalking(share: number, limit: number, gigs: number): boolean {
-  return share > 0 && limit / share < 5 * share * gigs;
-}
+const COST = { coverEntry: 1, tableEntry: 4, bitmapRow: 3 } as const;
 
-/** One way to become a candidate: `condition` on `g` (gigs); `walk`: common enough to walk to. */
+/** How a gig matches an arm; `tsquery` is the query's tsquery expression. */
+export type ArmMatch =
+  | { kind: 'head'; tsquery: SQL }
+  | { kind: 'text'; tsquery: SQL }
+  | { kind: 'tags'; tags: string[] }
+  /** Every skill (each as its forms): read through the tags index only, where the skills' bitmaps meet. */
+  | { kind: 'all-skills'; skills: string[][] };
+
+/** One way to become a candidate; `walk`: read newest first along posted_at (db/migrations/0013) rather than through a GIN index. */
 export interface Arm {
-  condition: SQL;
+  match: ArmMatch;
   limit: number;
   walk: boolean;
 }
 
 /**
- * The `cand(id)` CTE: the union of each arm's newest gigs that pass the filters. An arm that finds fewer than its limit holds all its matches,
- * so on a small corpus the ranking is exact. `createdBefore` (later pages: the database's time when
- * the first page was ranked) keeps gigs created since out of the arms, so that they cannot push a
- * candidate of the first page out, and pages neither repeat nor skip. `extra` adds ids to score
- * whatever their age (the caller's feedback, semantic neighbours).
+ * Whether to walk: a walk reads about limit / share index entries (share: of the gigs that pass
+ * every filter as well), a GIN index reads every match of its indexed conditions (`indexedShare`
+ * of the gigs) in table rows, then sorts them.
  */
-export function candidatesCte(args: { arms: Arm[]; filters: SQL[]; createdBefore: number | null; extra: SQL[] }): SQL {
+export function worthWalking(args: { share: number; indexedShare: number; limit: number; gigs: number; entry: number }): boolean {
+  const { share, indexedShare, limit, gigs, entry } = args;
+  return share > 0 && (limit / share) * entry < indexedShare * gigs * COST.bitmapRow;
+}
+
+/** The inputs of the arms: the query and the planner's statistics on the corpus (service.ts). */
+export interface ArmInputs {
+  websearch: string | null;
+  recallTags: string[];
+  requestedSkills: string[][];
+  filters: GigFilters;
+  /** Shares of gigs: the text's words in title or tags (head), anywhere (body), each tag; the filters other than tags together; the gig count. */
+  shares: { head: number; body: number; tags: ReadonlyMap<string, number>; filters: number; gigs: number };
+}
+
+/** Most requested skills that get an arm of their own (the tags parameter can name many). */
+const MAX_SKILL_ARMS = 8;
+
+/**
+ * The ways to become a candidate: a word in the title or tags, a word anywhere, a skill named in
+ * q, all the requested skills together (their weight decides the order, so the gigs that cover
+ * them all are candidates however old) and, without text, each requested skill.
+ */
+export function candidateArms(input: ArmInputs): Arm[] {
+  const { shares, filters } = input;
+  const tagShare = (tags: string[]) =>
+    Math.min(
+      1,
+      tags.reduce((sum, t) => sum + (shares.tags.get(t) ?? 0), 0),
+    );
+  // A tags filter narrows every arm; taken as agreeing with the arm (a search for "rust" with the
+  // tag rust), the rarer of the two bounds the arm's share. The other filters are taken as
+  // independent of it; the GIN indexes serve the arm's condition and the tags filter only.
+  const narrowing = filters.tags.length ? tagShare(filters.tags) : 1;
+  const walk = (armShare: number, limit: number, entry: number, tagsOfFilter = false) => {
+    const indexedShare = tagsOfFilter ? armShare : Math.min(armShare, narrowing);
+    return worthWalking({ share: indexedShare * shares.filters, indexedShare, limit, gigs: shares.gigs, entry });
+  };
+  const arms: Arm[] = [];
+  const seen = new Set<string>();
+  const tagArm = (tags: string[]) => {
+    const key = [...tags].sort().join(',');
+    if (!tags.length || seen.has(key)) return;
+    seen.add(key);
+    const ofFilter = tags.every((t) => filters.tags.includes(t));
+    arms.push({
+      match: { kind: 'tags', tags },
+      limit: CANDIDATES.tags,
+      walk: walk(tagShare(tags), CANDIDATES.tags, COST.coverEntry, ofFilter),
+    });
+  };
+  if (input.websearch !== null) {
+    // The tsquery inline, not joined: planned with the query's value, its selectivity is known.
+    const tsquery = sql`websearch_to_tsquery('english', ${input.websearch})`;
+    arms.push({ match: { kind: 'head', tsquery }, limit: CANDIDATES.head, walk: walk(shares.head, CANDIDATES.head, COST.coverEntry) });
+    arms.push({ match: { kind: 'text', tsquery }, limit: CANDIDATES.body, walk: walk(shares.body, CANDIDATES.body, COST.tableEntry) });
+  }
+  tagArm(input.recallTags);
+  const skills = input.requestedSkills.filter((forms) => forms.length);
+  if (skills.length >= 2) arms.push({ match: { kind: 'all-skills', skills }, limit: CANDIDATES.tags, walk: false });
+  if (input.websearch === null) for (const forms of skills.slice(0, MAX_SKILL_ARMS)) tagArm(forms);
+  return arms;
+}
+
+function matchCondition(match: ArmMatch): SQL {
+  switch (match.kind) {
+    case 'head':
+      return sql`g.search_head @@ ${match.tsquery}`;
+    case 'text':
+      return sql`g.search_tsv @@ ${match.tsquery}`;
+    case 'tags':
+      return sql`g.tags && ${textArray(match.tags)}`;
+    case 'all-skills':
+      return sql`(${sql.join(
+        match.skills.map((forms) => sql`g.tags && ${textArray(forms)}`),
+        sql` and `,
+      )})`;
+  }
+}
+
+const orNull = (items: string[]) => (items.length ? textArray(items) : sql`null::text[]`);
+
+/** A walk: the function of migration 0013, whose planner settings leave only the posted_at walk. */
+function walkSql(arm: Arm, f: GigFilters, createdBefore: SQL): SQL {
+  const m = arm.match;
+  if (m.kind === 'all-skills') throw new Error('an arm of every requested skill is read through the tags index, never walked');
+  const head = m.kind === 'head' ? m.tsquery : sql`null::tsquery`;
+  const body = m.kind === 'text' ? m.tsquery : sql`null::tsquery`;
+  const tags = m.kind === 'tags' ? textArray(m.tags) : sql`null::text[]`;
+  return sql`(select id from newest_open_gig_ids(${head}, ${body}, ${tags}, ${orNull(f.tags)}, ${f.minCompensationCents}::int,
+    ${f.compensationType}::text, ${f.currency}::text, ${orNull(f.sources)}, ${createdBefore}, ${Math.trunc(arm.limit)}::int) as w(id))`;
+}
+
+/**
+ * The `cand(id)` CTE: the union of each arm's newest gigs that pass the filters. An arm that finds
+ * fewer than its limit holds all its matches, so on a small corpus the ranking is exact.
+ * `createdBefore` (later pages: the database's time when the first page was ranked) keeps gigs
+ * created since out of the arms, so that they cannot push a candidate of the first page out, and
+ * pages neither repeat nor skip. `extra` adds ids to score whatever their age (the caller's
+ * feedback, semantic neighbours). An arm that does not walk reads its matches in a subquery the
+ * outer ORDER BY cannot reach (OFFSET 0), so the planner reads them through the GIN index rather
+ * than walking on its own misjudged estimate.
+ */
+export function candidatesCte(args: { arms: Arm[]; filters: GigFilters; where: SQL[]; createdBefore: number | null; extra: SQL[] }): SQL {
   // Microseconds added to the epoch: exact, where a float of seconds would round.
-  const created =
+  const before =
     args.createdBefore !== null
-      ? sql` and g.created_at <= 'epoch'::timestamptz + ${args.createdBefore}::int8 * interval '1 microsecond'`
-      : sql``;
-  const filters = sql.join(args.filters, sql` and `);
-  const parts = args.arms.map(
-    (arm) =>
-      sql`(select g.id from gigs g
-        where ${filters} and ${arm.condition}${created}
-        order by g.posted_at desc, g.id desc limit ${sql.raw(String(Math.trunc(arm.limit)))})`,
+      ? sql`('epoch'::timestamptz + ${args.createdBefore}::int8 * interval '1 microsecond')`
+      : sql`null::timestamptz`;
+  const created = args.createdBefore !== null ? sql` and g.created_at <= ${before}` : sql``;
+  const where = sql.join(args.where, sql` and `);
+  const parts = args.arms.map((arm) =>
+    arm.walk
+      ? walkSql(arm, args.filters, before)
+      : sql`(select id from (select g.id, g.posted_at from gigs g where ${where} and ${matchCondition(arm.match)}${created} offset 0) m
+        order by posted_at desc, id desc limit ${sql.raw(String(Math.trunc(arm.limit)))})`,
   );
   return sql`cand as (${sql.join([...parts, ...args.extra], sql` union `)}),`;
 }

@@ -7,9 +7,10 @@ import type { Executor } from '../../db/client.ts';
 import { list, rowsOf, textArray } from '../../db/sql.ts';
 import { FIELD_WEIGHTS, FEEDBACK_EFFECT, type FeedbackSignal, type RankingWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
-import { type Arm, CANDIDATES, candidatesCte, worthWalking } from './candidates-sql.ts';
+import { candidateArms, candidatesCte, type ArmInputs, type GigFilters } from './candidates-sql.ts';
 
 export { rowsOf, textArray };
+export type { GigFilters };
 
 const uuidArray = (items: readonly string[]) => (items.length ? sql`ARRAY[${list(items)}]::uuid[]` : sql`'{}'::uuid[]`);
 const f8 = (n: number) => sql`${n}::float8`;
@@ -29,15 +30,6 @@ const PAY_HIGH = sql.raw(PAY_HIGH_TEXT);
 const PAY_LOW = sql.raw(PAY_LOW_TEXT);
 /** The stated pay as a range, as the GiST index gigs_open_pay_range_idx has it. */
 const PAY_RANGE = sql.raw(`int4range(least(${PAY_LOW_TEXT}, ${PAY_HIGH_TEXT}), greatest(${PAY_LOW_TEXT}, ${PAY_HIGH_TEXT}), '[]')`);
-
-export interface GigFilters {
-  /** Any of these tags (synonyms already expanded). */
-  tags: string[];
-  minCompensationCents: number | null;
-  compensationType: CompensationType | null;
-  currency: string | null;
-  sources: string[];
-}
 
 /** Semantic ranking inputs: the query's unit vector, and whether pgvector's HNSW index serves it. */
 export interface SemanticInput {
@@ -60,12 +52,8 @@ export interface SearchPlan {
   requestedSkills: string[][];
   /** Tags that make a gig a candidate even without a matching word (skills named in q). */
   recallTags: string[];
-  /**
-   * Estimated shares of gigs (planner statistics; 0 when rare or unknown) that decide whether an
-   * arm walks (candidates-sql.ts, worthWalking): the text's words in title or tags, anywhere, and
-   * each tag; and the number of gigs.
-   */
-  shares: { head: number; body: number; tags: ReadonlyMap<string, number>; gigs: number };
+  /** The planner's statistics on the corpus that decide how each arm is read (candidates-sql.ts). */
+  shares: ArmInputs['shares'];
   semantic: SemanticInput | null;
   weights: RankingWeights;
   asOf: Date;
@@ -119,7 +107,7 @@ export interface RankedRow {
  * common word OR-ed with its tag and scanned the pay index instead (about 50 ms against 21 on
  * 100,000 gigs in the bench).
  */
-function filterConditions(f: GigFilters, options: { payIndex: boolean } = { payIndex: true }): SQL[] {
+export function filterConditions(f: GigFilters, options: { payIndex: boolean } = { payIndex: true }): SQL[] {
   const c: SQL[] = [sql`g.status = 'open'`];
   if (f.tags.length) c.push(sql`g.tags && ${textArray(f.tags)}`);
   if (f.minCompensationCents !== null) {
@@ -172,58 +160,14 @@ export function isFreshnessOrdered(plan: SearchPlan): boolean {
   return plan.websearch === null && plan.semantic === null && plan.requestedSkills.length <= 1;
 }
 
-/** The SQL of a plan's ranked page (the benchmark runs it bare, after walkSettings when it walks). */
+/** The SQL of a plan's ranked page (the benchmark runs it bare). */
 export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
   return isFreshnessOrdered(plan) ? freshnessOrderedQuery(plan) : rankedQuery(plan, neighbourIds);
 }
 
-/**
- * Planner settings of a ranked search whose candidate arms all walk (candidates-sql.ts,
- * worthWalking): no bitmap or sequential scans, and no parallel walks, which leaves the planner
- * the posted_at walks. (JIT, which took 700 ms of a 750 ms search at 1,000,000 gigs, is off for
- * every connection: db/client.ts.)
- */
-const WALK_SETTINGS = { enable_bitmapscan: 'off', enable_seqscan: 'off', max_parallel_workers_per_gather: '0' } as const;
-
-/**
- * The statement that applies the walk's settings for the transaction (`during`), or puts back
- * the session's values (`after`).
- */
-export function settingsSql(phase: 'during' | 'after'): string {
-  return `select ${Object.entries(WALK_SETTINGS)
-    .map(([name, value]) =>
-      phase === 'during'
-        ? `set_config('${name}', '${value}', true)`
-        : `set_config('${name}', (select reset_val from pg_settings where name = '${name}'), true)`,
-    )
-    .join(', ')}`;
-}
-
-/** Whether the plan's first phase walks the posted_at indexes (every arm common enough). */
-export function walks(plan: SearchPlan): boolean {
-  if (isFreshnessOrdered(plan)) return false;
-  const arms = candidateArms(plan);
-  return arms.length > 0 && arms.every((a) => a.walk);
-}
-
-/** Runs `query` (the search's one statement), with the walk's planner settings when the plan walks. */
-async function rankedRows(db: Executor, plan: SearchPlan, query: SQL): Promise<RankedRow[]> {
-  if (!walks(plan)) return rowsOf<RankedRow>(db, query);
-  // In a transaction of its own (a savepoint inside a request's): set_config(..., true) ends
-  // with the transaction; put back afterwards all the same, should it be the request's.
-  return db.transaction(async (tx) => {
-    await tx.execute(sql.raw(settingsSql('during')));
-    try {
-      return await rowsOf<RankedRow>(tx, query);
-    } finally {
-      await tx.execute(sql.raw(settingsSql('after')));
-    }
-  });
-}
-
 /** The ranked page for a search plan: `take` rows, best first, after the cursor. */
 export async function searchGigRows(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
-  return rankedRows(db, plan, searchSql(plan));
+  return rowsOf<RankedRow>(db, searchSql(plan));
 }
 
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
@@ -294,7 +238,9 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
   // The caller's gigs with feedback and the semantic neighbours are scored whatever their age.
   const extra = [sql`(select gig_id from fb where signal <> 'hide')`];
   if (neighbourIds.length) extra.push(sql`(select unnest(${uuidArray(neighbourIds)}))`);
-  const cand = arms.length ? candidatesCte({ arms, filters, createdBefore: plan.createdBefore, extra }) : sql``;
+  const cand = arms.length
+    ? candidatesCte({ arms, filters: plan.filters, where: filters, createdBefore: plan.createdBefore, extra })
+    : sql``;
   const sem = plan.semantic;
   const semanticJoin = sem
     ? sql`left join gig_embeddings e on e.gig_id = g.id and e.model = ${sem.model} and e.dims = ${sem.dims}::int`
@@ -341,61 +287,6 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
 
 /** The database's time in microseconds since the epoch (exact: extract gives a numeric). */
 const RANKED_AT = sql.raw(`(extract(epoch from now()) * 1000000)::int8`);
-
-/** Most requested skills that get an arm of their own (the tags parameter can name many). */
-const MAX_SKILL_ARMS = 8;
-
-/**
- * The ways to become a candidate: a word in the title or tags, a word anywhere, a skill named in
- * q, all the requested skills together (their weight decides the order, so the gigs that cover
- * them all are candidates however old) and, without text, each requested skill.
- */
-function candidateArms(plan: SearchPlan): Arm[] {
-  const text = plan.websearch !== null;
-  const { shares } = plan;
-  const tagShare = (tags: string[]) =>
-    Math.min(
-      1,
-      tags.reduce((sum, t) => sum + (shares.tags.get(t) ?? 0), 0),
-    );
-  // A tags filter narrows every arm; taken as agreeing with the arm (a search for "rust" with the
-  // tag rust), the rarer of the two bounds the arm's share.
-  const narrowing = plan.filters.tags.length ? tagShare(plan.filters.tags) : 1;
-  const walks = (share: number, limit: number) => worthWalking(Math.min(share, narrowing), limit, shares.gigs);
-  const arms: Arm[] = [];
-  const seen = new Set<string>();
-  const tagArm = (tags: string[]) => {
-    const key = [...tags].sort().join(',');
-    if (!tags.length || seen.has(key)) return;
-    seen.add(key);
-    // Tags among the filter's are not narrowed by it.
-    const share = tagShare(tags);
-    const walk = tags.every((t) => plan.filters.tags.includes(t))
-      ? worthWalking(share, CANDIDATES.tags, shares.gigs)
-      : walks(share, CANDIDATES.tags);
-    arms.push({ condition: sql`g.tags && ${textArray(tags)}`, limit: CANDIDATES.tags, walk });
-  };
-  if (text) {
-    // The tsquery inline, not joined: planned with the query's value, its selectivity is known.
-    const tsq = sql`websearch_to_tsquery('english', ${plan.websearch})`;
-    arms.push({ condition: sql`g.search_head @@ ${tsq}`, limit: CANDIDATES.head, walk: walks(shares.head, CANDIDATES.head) });
-    arms.push({ condition: sql`g.search_tsv @@ ${tsq}`, limit: CANDIDATES.body, walk: walks(shares.body, CANDIDATES.body) });
-  }
-  tagArm(plan.recallTags);
-  const skills = plan.requestedSkills.filter((forms) => forms.length);
-  if (skills.length >= 2) {
-    // Their co-occurrence is unknown: the rarest skill's share bounds it.
-    const all = sql.join(
-      skills.map((forms) => sql`g.tags && ${textArray(forms)}`),
-      sql` and `,
-    );
-    // Skills asked for together tend to go together (django, python): the rarest bounds them.
-    const together = Math.min(...skills.map(tagShare));
-    arms.push({ condition: sql`(${all})`, limit: CANDIDATES.tags, walk: walks(together, CANDIDATES.tags) });
-  }
-  if (!text) for (const forms of skills.slice(0, MAX_SKILL_ARMS)) tagArm(forms);
-  return arms;
-}
 
 /**
  * The page when the score falls with age (isFreshnessOrdered). Three kinds of gig:
@@ -501,5 +392,5 @@ export async function semanticNeighbours(db: Executor, userId: string, filters: 
 export async function searchGigRowsWithNeighbours(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
   if (!plan.semantic || plan.websearch === null) return searchGigRows(db, plan);
   const ids = await semanticNeighbours(db, plan.userId, plan.filters, plan.semantic);
-  return rankedRows(db, plan, rankedQuery(plan, ids));
+  return rowsOf<RankedRow>(db, rankedQuery(plan, ids));
 }

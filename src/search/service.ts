@@ -12,7 +12,7 @@ import { parseText, withoutCommonWords } from './query.ts';
 import { ageReason, feedbackReason, payReason, semanticReason, skillsReason, textReasons } from './reasons.ts';
 import { applyFeedback, DEFAULT_WEIGHTS, fuse, lexicalScore, payRange, structuredScore, type RankingWeights } from './scoring.ts';
 import { canonicalSkill, skillForms } from './skills.ts';
-import { commonness, gigCount, headCommonness, tagCommonness, tagVocabulary, usesPgvector } from './vocabulary.ts';
+import { commonness, filtersShare, gigCount, headCommonness, tagCommonness, tagVocabulary, usesPgvector } from './vocabulary.ts';
 
 /** What a search needs of the context: the database, and the embeddings endpoint if one is configured. */
 export type SearchContext = Pick<Context, 'db'> & { config: Pick<Config, 'embeddings'> };
@@ -245,6 +245,7 @@ export async function planSearch(ctx: SearchContext, userId: string, req: Search
     head: sum(await headCommonness(ctx.db, searched)),
     body: sum(await commonness(ctx.db, searched)),
     tags: await tagCommonness(ctx.db, armTags),
+    filters: await filtersShare(ctx.db, req.compensationType ?? null, req.currency ?? null, sources),
     gigs: await gigCount(ctx.db),
   };
 

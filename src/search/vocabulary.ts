@@ -2,7 +2,7 @@
 // skills) and how common words are. Read from the database and kept for a while (stale while it
 // refreshes): caches, so another instance loses nothing.
 import type { Db } from '../../db/client.ts';
-import { estimatedGigs, hasPgvector, openGigTags, tagShares, wordShares } from '../../db/repositories/search.ts';
+import { estimatedGigs, hasPgvector, openGigTags, tagShares, valueShares, wordShares } from '../../db/repositories/search.ts';
 
 const TTL_MS = 30_000;
 
@@ -49,6 +49,7 @@ type ShareCache = Map<string, { share: number; at: number }>;
 const shares = new WeakMap<Db, ShareCache>();
 const tagShareCaches = new WeakMap<Db, ShareCache>();
 const headShareCaches = new WeakMap<Db, ShareCache>();
+const valueShareCaches = new WeakMap<Db, ShareCache>();
 
 async function remembered(
   caches: WeakMap<Db, ShareCache>,
@@ -85,6 +86,35 @@ export function tagCommonness(db: Db, tags: string[]): Promise<Map<string, numbe
   return remembered(tagShareCaches, db, tags, tagShares);
 }
 
+/** Each `column:value`'s share of gigs (see valueShares), remembered as commonness is. */
+export function valueCommonness(db: Db, keys: string[]): Promise<Map<string, number>> {
+  return remembered(valueShareCaches, db, keys, valueShares);
+}
+
+/**
+ * The share of gigs that pass the equality filters (type, currency, sources), taken as
+ * independent; 1 without any. The pay minimum is left out (no estimate: taken as passing all).
+ */
+export async function filtersShare(db: Db, compensationType: string | null, currency: string | null, sources: string[]): Promise<number> {
+  const keys = [
+    ...(compensationType ? [`compensation_type:${compensationType}`] : []),
+    ...(currency ? [`currency:${currency}`] : []),
+    ...sources.map((s) => `source:${s}`),
+  ];
+  if (!keys.length) return 1;
+  const known = await valueCommonness(db, keys);
+  const share = (key: string) => known.get(key) ?? 0;
+  const sourceShare = sources.length
+    ? Math.min(
+        1,
+        sources.reduce((sum, s) => sum + share(`source:${s}`), 0),
+      )
+    : 1;
+  return (
+    (compensationType ? share(`compensation_type:${compensationType}`) : 1) * (currency ? share(`currency:${currency}`) : 1) * sourceShare
+  );
+}
+
 const counts = new WeakMap<Db, { n: number; at: number }>();
 
 /** How many gigs the planner counts (see estimatedGigs), remembered for ten minutes per database. */
@@ -102,5 +132,6 @@ export function forgetCorpus(db: Db): void {
   shares.delete(db);
   tagShareCaches.delete(db);
   headShareCaches.delete(db);
+  valueShareCaches.delete(db);
   counts.delete(db);
 }
