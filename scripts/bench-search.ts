@@ -3,7 +3,8 @@
 // vocabulary, starts the server as its own process (`node src/server.ts`, as in production), and
 // for each query shape measures the request over HTTP beside the same query as bare SQL through
 // postgres.js from this process, in the same run and interleaved (one of each in turn, so that a
-// burst of other load on the machine falls on both): p50, p95 and the ratio of the p95s. Then
+// burst of other load on the machine falls on both): p50, p95 and the ratio of the p95s, and
+// "exact": how many of the first 20 results are those of ranking every match (no first phase). Then
 // EXPLAIN (ANALYZE) shows which indexes the query uses. Timings are figures to read, never assertions.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -223,7 +224,7 @@ async function main() {
       `in alternating blocks of ${BLOCK} timed runs after ${BLOCK_WARMUP} untimed ones, ${MIN_RUNS} to ${RUNS} runs each (as many as ${SHAPE_BUDGET_MS / 1000} s allow).`,
     );
     console.log(
-      `${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)}`,
+      `${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)} ${'exact'.padStart(7)}`,
     );
     const explained: { name: string; text: string; params: unknown[]; walking: string[] }[] = [];
     for (const shape of SHAPES) {
@@ -248,6 +249,11 @@ async function main() {
             .map((a) => a.match.kind);
       const bareSearch = () => bare.unsafe(query.sql, query.params as never[]);
       const [httpTimes, sqlTimes] = await timeInterleaved(request, bareSearch);
+      // What the first phase costs in ranking: the page's overlap with the page of every match ranked.
+      const page = (await bare.unsafe(query.sql, query.params as never[])).slice(0, 20).map((r) => r.id as string);
+      const exactQuery = dialect.sqlToQuery(searchSql({ ...plan, exhaustive: true }));
+      const exact = (await bare.unsafe(exactQuery.sql, exactQuery.params as never[])).slice(0, 20).map((r) => r.id as string);
+      const agreement = `${page.filter((id) => exact.includes(id)).length}/${exact.length}`;
       explained.push({ name: shape.name, text: query.sql, params: query.params, walking });
       if (process.env.BENCH_KEEP)
         fs.writeFileSync(
@@ -257,7 +263,7 @@ async function main() {
       const h95 = quantile(httpTimes, 0.95);
       const s95 = quantile(sqlTimes, 0.95);
       console.log(
-        `${shape.name.padEnd(36)} ${String(results).padStart(7)} ${String(httpTimes.length).padStart(5)}  ${quantile(httpTimes, 0.5).toFixed(1).padStart(8)} ${h95.toFixed(1).padStart(6)}  ${quantile(sqlTimes, 0.5).toFixed(1).padStart(8)} ${s95.toFixed(1).padStart(6)}  ${(h95 / s95).toFixed(2).padStart(8)}x${inProcess ? `  in-process p50 ${quantile(inProcess, 0.5).toFixed(1)} p95 ${quantile(inProcess, 0.95).toFixed(1)}` : ''}`,
+        `${shape.name.padEnd(36)} ${String(results).padStart(7)} ${String(httpTimes.length).padStart(5)}  ${quantile(httpTimes, 0.5).toFixed(1).padStart(8)} ${h95.toFixed(1).padStart(6)}  ${quantile(sqlTimes, 0.5).toFixed(1).padStart(8)} ${s95.toFixed(1).padStart(6)}  ${(h95 / s95).toFixed(2).padStart(8)}x ${agreement.padStart(7)}${inProcess ? `  in-process p50 ${quantile(inProcess, 0.5).toFixed(1)} p95 ${quantile(inProcess, 0.95).toFixed(1)}` : ''}`,
       );
     }
 

@@ -74,6 +74,24 @@ describe('reading q', () => {
     const long = parseText('alpha bravo charlie delta echo foxtrot golf hotel india juliet', new Set());
     expect(withoutCommonWords(long, new Map(), 0.1).websearch!.split(' or ')).toHaveLength(8);
   });
+
+  it('keeps all the words of a short query, for an arm of its own, when a common one was dropped', () => {
+    const share = new Map([
+      ['python', 0.05],
+      ['developer', 0.3],
+    ]);
+    expect(withoutCommonWords(parseText('python developer', vocabulary), share, 0.1)).toMatchObject({
+      websearch: 'python or "python developer"',
+      allWords: 'python developer',
+    });
+    // Nothing dropped: the words' own arms read them.
+    expect(withoutCommonWords(parseText('python developer', vocabulary), new Map(), 0.1).allWords).toBeNull();
+    // Operators: the searcher's own query.
+    expect(withoutCommonWords(parseText('"python developer"', vocabulary), share, 0.1).allWords).toBeNull();
+    // Longer than a phrase: no such arm.
+    const long = parseText('senior python developer for data pipelines and more', vocabulary);
+    expect(withoutCommonWords(long, share, 0.1).allWords).toBeNull();
+  });
 });
 
 describe('scores', () => {

@@ -108,7 +108,7 @@ describe('an arm read by walking posted_at or through its GIN index', () => {
 describe('which arms walk', () => {
   const shares = { head: 0, body: 0, tags: new Map<string, number>(), filters: 1, gigs: 100_000 };
   const arms = (input: Partial<Parameters<typeof candidateArms>[0]>) =>
-    candidateArms({ websearch: 'api', recallTags: [], requestedSkills: [], filters: NO_FILTERS, shares, ...input }).map(
+    candidateArms({ websearch: 'api', allWords: null, recallTags: [], requestedSkills: [], filters: NO_FILTERS, shares, ...input }).map(
       (a) => `${a.match.kind}${a.walk ? ' walks' : ''}`,
     );
 
@@ -117,6 +117,14 @@ describe('which arms walk', () => {
     expect(arms({ shares: { ...shares, head: 0.001, body: 0.002 } })).toEqual(['head', 'text']);
     // Unknown to the statistics: rare.
     expect(arms({})).toEqual(['head', 'text']);
+  });
+
+  it('reads all the words of a short query through the index, as an arm of their own', () => {
+    expect(arms({ allWords: 'python developer', shares: { ...shares, head: 0.05, body: 0.14 } })).toEqual([
+      'head walks',
+      'text walks',
+      'head',
+    ]);
   });
 
   it('counts the filters that narrow a walk but not the index read', () => {

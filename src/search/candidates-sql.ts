@@ -59,6 +59,7 @@ export function worthWalking(args: { share: number; indexedShare: number; limit:
 /** The inputs of the arms: the query and the planner's statistics on the corpus (service.ts). */
 export interface ArmInputs {
   websearch: string | null;
+  allWords: string | null;
   recallTags: string[];
   requestedSkills: string[][];
   filters: GigFilters;
@@ -70,8 +71,8 @@ export interface ArmInputs {
 const MAX_SKILL_ARMS = 8;
 
 /**
- * The ways to become a candidate: a word in the title or tags, a word anywhere, a skill named in
- * q, all the requested skills together (their weight decides the order, so the gigs that cover
+ * The ways to become a candidate: a word in the title or tags, a word anywhere, all the words of a
+ * short query in the title or tags, a skill named in q, all the requested skills together (their weight decides the order, so the gigs that cover
  * them all are candidates however old) and, without text, each requested skill.
  */
 export function candidateArms(input: ArmInputs): Arm[] {
@@ -107,6 +108,15 @@ export function candidateArms(input: ArmInputs): Arm[] {
     const tsquery = sql`websearch_to_tsquery('english', ${input.websearch})`;
     arms.push({ match: { kind: 'head', tsquery }, limit: CANDIDATES.head, walk: walk(shares.head, CANDIDATES.head, COST.coverEntry) });
     arms.push({ match: { kind: 'text', tsquery }, limit: CANDIDATES.body, walk: walk(shares.body, CANDIDATES.body, COST.tableEntry) });
+    // Every word in the title or tags ranks highest, however old: rarer than each word, read where
+    // the words' bitmaps meet in the GIN index.
+    if (input.allWords !== null) {
+      arms.push({
+        match: { kind: 'head', tsquery: sql`plainto_tsquery('english', ${input.allWords})` },
+        limit: CANDIDATES.head,
+        walk: false,
+      });
+    }
   }
   tagArm(input.recallTags);
   const skills = input.requestedSkills.filter((forms) => forms.length);

@@ -84,6 +84,13 @@ export interface TextQuery {
   /** The words worth reporting when they match a field, each with the query words it stands for. */
   terms: { term: string; from: string }[];
   skills: RecognizedSkill[];
+  /**
+   * In `any` mode, two to six words of which a common one was dropped (withoutCommonWords): all of
+   * them, for plainto_tsquery. The gigs with them all in their title or tags rank highest (the
+   * phrase keeps the dropped word), but are rarely the newest matches of the words left, the
+   * order two-phase retrieval reads: they are an arm of their own (candidates-sql.ts).
+   */
+  allWords: string | null;
 }
 
 const join = (pieces: TextQuery['pieces']) => (pieces.length ? pieces.map((p) => p.search).join(' or ') : null);
@@ -111,11 +118,12 @@ export function parseText(q: string | undefined, vocabulary: ReadonlySet<string>
     }
   }
   if (text && usesOperators(text)) {
-    return { websearch: content.length ? text : null, mode: 'all', pieces: [], terms, skills };
+    return { websearch: content.length ? text : null, mode: 'all', pieces: [], terms, skills, allWords: null };
   }
   // The words together, as typed, rank gigs that have them as a phrase higher.
-  if (content.length >= 2 && all.length <= 6) pieces.push({ search: `"${all.join(' ')}"`, word: null });
-  return { websearch: join(pieces), mode: 'any', pieces, terms, skills };
+  const together = content.length >= 2 && all.length <= 6;
+  if (together) pieces.push({ search: `"${all.join(' ')}"`, word: null });
+  return { websearch: join(pieces), mode: 'any', pieces, terms, skills, allWords: together ? content.join(' ') : null };
 }
 
 /** The most words a plain query searches for: the rarest ones, which say the most. */
@@ -129,7 +137,7 @@ export const MAX_SEARCH_WORDS = 8;
  * (0 when rare or unknown).
  */
 export function withoutCommonWords(t: TextQuery, share: ReadonlyMap<string, number>, commonShare: number): TextQuery {
-  if (t.mode !== 'any') return t;
+  if (t.mode !== 'any') return { ...t, allWords: null };
   const shareOf = (p: TextQuery['pieces'][number]) => share.get(p.word!) ?? 0;
   const words = t.pieces.filter((p) => p.word !== null);
   const rare = words.filter((p) => shareOf(p) <= commonShare);
@@ -140,7 +148,7 @@ export function withoutCommonWords(t: TextQuery, share: ReadonlyMap<string, numb
       .slice(0, rare.length ? MAX_SEARCH_WORDS : 1)
       .map(({ p }) => p.word!),
   );
-  if (kept.size === words.length) return t;
+  if (kept.size === words.length) return { ...t, allWords: null };
   const pieces = t.pieces.filter((p) => p.word === null || kept.has(p.word));
   return { ...t, pieces, websearch: join(pieces) };
 }

@@ -46,6 +46,8 @@ export interface SearchPlan {
   filters: GigFilters;
   /** For websearch_to_tsquery('english', ...); null: no lexical component. */
   websearch: string | null;
+  /** All the words of a short plain query, for plainto_tsquery('english', ...) (query.ts, TextQuery). */
+  allWords: string | null;
   /** Words to report when they match a field (title, tags, description). */
   hitTerms: string[];
   /** Each requested skill as its synonym forms; coverage counts the skills whose forms meet the tags. */
@@ -65,6 +67,8 @@ export interface SearchPlan {
   createdBefore: number | null;
   /** Rows to return (the caller asks for one more than it shows, to know if there is a next page). */
   take: number;
+  /** Rank every match, without the first phase: the benchmark's reference for what the arms miss; never set by the API. */
+  exhaustive?: boolean;
 }
 
 /** One ranked gig with the raw inputs of its components. */
@@ -227,7 +231,7 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
   const w = plan.weights;
   const text = plan.websearch !== null;
   const filters = filterConditions(plan.filters, { payIndex: !text });
-  const arms = candidateArms(plan);
+  const arms = plan.exhaustive ? [] : candidateArms(plan);
   const where = [...filters, sql`(fb.signal is null or fb.signal <> 'hide')`];
   if (text) {
     const matches: SQL[] = [sql`g.search_tsv @@ tsq`];

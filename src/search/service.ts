@@ -263,6 +263,7 @@ export async function planSearch(ctx: SearchContext, userId: string, req: Search
       sources,
     },
     websearch: text.websearch,
+    allWords: text.allWords,
     hitTerms: text.terms.map((t) => t.term),
     requestedSkills: [...requested.values()],
     recallTags,
