@@ -97,6 +97,32 @@ describe('an arm read by walking posted_at or through its GIN index', () => {
     });
   }
 
+  it('reads several arms through their indexes in one pass, each keeping its own newest', async () => {
+    const filters = { ...NO_FILTERS, currency: 'USD' };
+    const matches: ArmMatch[] = [
+      { kind: 'head', tsquery: zebra },
+      { kind: 'text', tsquery: zebra },
+      { kind: 'tags', tags: ['rust'] },
+      { kind: 'all-skills', skills: [['rust'], ['zebra-care']] },
+    ];
+    const together = async (limit: number, createdBefore: number | null) => {
+      const arms = matches.map((match) => ({ match, limit, walk: false }));
+      const cte = candidatesCte({ arms, filters, where: filterConditions(filters), createdBefore, extra: [] });
+      const rows = await rowsOf<{ id: string }>(server.db, sql`with ${cte} done as (select 1) select id from cand order by id`);
+      return rows.map((r) => r.id);
+    };
+    for (const [limit, createdBefore] of [
+      [2, null],
+      [4, cutoffMicros],
+      [1000, null],
+    ] as const) {
+      const each = await Promise.all(matches.map((m) => candidates(m, limit, false, filters, createdBefore)));
+      const union = [...new Set(each.flat())].sort();
+      expect(union.length).toBeGreaterThan(Math.min(limit, 10));
+      expect(await together(limit, createdBefore)).toEqual(union);
+    }
+  });
+
   it('never walks the arm of every requested skill (their bitmaps meet in the tags index)', async () => {
     const arm: Arm = { match: { kind: 'all-skills', skills: [['rust'], ['zebra-care']] }, limit: 5, walk: true };
     expect(() =>

@@ -155,14 +155,36 @@ function walkSql(arm: Arm, f: GigFilters, createdBefore: SQL): SQL {
 }
 
 /**
+ * The arms that do not walk. One is read through its GIN index in a subquery behind OFFSET 0, out
+ * of reach of the ORDER BY, so that the planner does not walk posted_at on its own misjudged
+ * estimate. Several are read together (`indexed_matches`, a bitmap OR of their conditions: each
+ * table row once, however many arms match it; the arms of one search often match the same rows),
+ * then each arm takes its newest `limit` of that.
+ */
+function indexedArmsSql(arms: Arm[], where: SQL, created: SQL): { ctes: SQL; parts: SQL[] } {
+  const newest = (arm: Arm, from: SQL, condition: SQL) =>
+    sql`(select id from ${from} where ${condition} order by posted_at desc, id desc limit ${sql.raw(String(Math.trunc(arm.limit)))})`;
+  if (arms.length === 1) {
+    const arm = arms[0]!;
+    const from = sql`(select g.id, g.posted_at from gigs g where ${where} and ${matchCondition(arm.match)}${created} offset 0) m`;
+    return { ctes: sql``, parts: [newest(arm, from, sql`true`)] };
+  }
+  const flags = arms.map((arm, i) => sql`${matchCondition(arm.match)} as ${sql.raw(`m${i}`)}`);
+  const ctes = sql`indexed_matches as materialized (select g.id, g.posted_at, ${sql.join(flags, sql`, `)} from gigs g
+    where ${where}${created} and (${sql.join(
+      arms.map((arm) => matchCondition(arm.match)),
+      sql` or `,
+    )})),`;
+  return { ctes, parts: arms.map((arm, i) => newest(arm, sql`indexed_matches`, sql.raw(`m${i}`))) };
+}
+
+/**
  * The `cand(id)` CTE: the union of each arm's newest gigs that pass the filters. An arm that finds
  * fewer than its limit holds all its matches, so on a small corpus the ranking is exact.
  * `createdBefore` (later pages: the database's time when the first page was ranked) keeps gigs
  * created since out of the arms, so that they cannot push a candidate of the first page out, and
  * pages neither repeat nor skip. `extra` adds ids to score whatever their age (the caller's
- * feedback, semantic neighbours). An arm that does not walk reads its matches in a subquery the
- * outer ORDER BY cannot reach (OFFSET 0), so the planner reads them through the GIN index rather
- * than walking on its own misjudged estimate.
+ * feedback, semantic neighbours).
  */
 export function candidatesCte(args: { arms: Arm[]; filters: GigFilters; where: SQL[]; createdBefore: number | null; extra: SQL[] }): SQL {
   // Microseconds added to the epoch: exact, where a float of seconds would round.
@@ -171,12 +193,8 @@ export function candidatesCte(args: { arms: Arm[]; filters: GigFilters; where: S
       ? sql`('epoch'::timestamptz + ${args.createdBefore}::int8 * interval '1 microsecond')`
       : sql`null::timestamptz`;
   const created = args.createdBefore !== null ? sql` and g.created_at <= ${before}` : sql``;
-  const where = sql.join(args.where, sql` and `);
-  const parts = args.arms.map((arm) =>
-    arm.walk
-      ? walkSql(arm, args.filters, before)
-      : sql`(select id from (select g.id, g.posted_at from gigs g where ${where} and ${matchCondition(arm.match)}${created} offset 0) m
-        order by posted_at desc, id desc limit ${sql.raw(String(Math.trunc(arm.limit)))})`,
-  );
-  return sql`cand as (${sql.join([...parts, ...args.extra], sql` union `)}),`;
+  const walked = args.arms.filter((arm) => arm.walk).map((arm) => walkSql(arm, args.filters, before));
+  const indexed = args.arms.filter((arm) => !arm.walk);
+  const { ctes, parts } = indexed.length ? indexedArmsSql(indexed, sql.join(args.where, sql` and `), created) : { ctes: sql``, parts: [] };
+  return sql`${ctes} cand as (${sql.join([...walked, ...parts, ...args.extra], sql` union `)}),`;
 }
