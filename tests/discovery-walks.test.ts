@@ -132,13 +132,15 @@ describe('an arm read by walking posted_at or through its GIN index', () => {
 });
 
 describe('which arms walk', () => {
-  const shares = { head: 0, body: 0, tags: new Map<string, number>(), filters: 1, gigs: 100_000 };
+  const shares = { head: 0, body: 0, tags: new Map<string, number>(), filters: { all: 1, indexed: 1 }, gigs: 100_000 };
   const arms = (input: Partial<Parameters<typeof candidateArms>[0]>) =>
     candidateArms({ websearch: 'api', allWords: null, recallTags: [], requestedSkills: [], filters: NO_FILTERS, shares, ...input }).map(
       (a) => `${a.match.kind}${a.walk ? ' walks' : ''}`,
     );
 
-  it('walks a common word and reads a rare one through its index', () => {
+  it('walks a common word and reads a rare one through its index; at a larger size a bitmap costs more', () => {
+    expect(arms({ shares: { ...shares, head: 0.02, body: 0.14 } })).toEqual(['head', 'text walks']);
+    expect(arms({ shares: { ...shares, head: 0.02, body: 0.14, gigs: 1_000_000 } })).toEqual(['head walks', 'text walks']);
     expect(arms({ shares: { ...shares, head: 0.05, body: 0.14 } })).toEqual(['head walks', 'text walks']);
     expect(arms({ shares: { ...shares, head: 0.001, body: 0.002 } })).toEqual(['head', 'text']);
     // Unknown to the statistics: rare.
@@ -154,7 +156,12 @@ describe('which arms walk', () => {
   });
 
   it('counts the filters that narrow a walk but not the index read', () => {
-    // A common word, but only one gig in fifty passes the type and currency.
-    expect(arms({ shares: { ...shares, head: 0.04, body: 0.14, filters: 0.02 } })).toEqual(['head', 'text']);
+    // A common word, but only one gig in fifty passes the type and currency, which have no index of their own.
+    expect(arms({ shares: { ...shares, head: 0.04, body: 0.14, filters: { all: 0.02, indexed: 1 } } })).toEqual(['head', 'text']);
+    // At 1,000,000 gigs, one in a hundred passing: too far along the covering index; along the
+    // type's own posted_at index, which holds that type's gigs only, worth it.
+    const million = { ...shares, head: 0.04, body: 0.14, gigs: 1_000_000 };
+    expect(arms({ shares: { ...million, filters: { all: 0.01, indexed: 1 } } })).toEqual(['head', 'text walks']);
+    expect(arms({ shares: { ...million, filters: { all: 0.01, indexed: 0.01 } } })).toEqual(['head walks', 'text walks']);
   });
 });

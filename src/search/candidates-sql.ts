@@ -25,11 +25,13 @@ export interface GigFilters {
 export const CANDIDATES = { head: 300, body: 200, tags: 300 } as const;
 
 /**
- * What reading one row costs each way, relative to one entry of the covering index (measured at
- * 100,000 gigs on a server Postgres 15 with a warm cache: 0.35-0.5 µs an entry of the covering
- * index, 1.8 µs an entry of the posted_at index with its table row, 1.3 µs a row of a bitmap).
+ * What reading one row costs each way, relative to one entry of the covering index, measured on a
+ * server Postgres 15 with a warm cache: an entry of the covering index 0.35-0.5 µs, an entry of a
+ * posted_at index with its table row 1.8 µs (the newest rows lie together at the table's end), a
+ * row of a bitmap 1.3 µs at 100,000 gigs and 4.6 µs at 1,000,000 (scattered over a table larger
+ * than the database's buffers): about 3 times an entry, growing with the square root of the size.
  */
-const COST = { coverEntry: 1, tableEntry: 4, bitmapRow: 3 } as const;
+const COST = { coverEntry: 1, tableEntry: 4, bitmapRow: (gigs: number) => 3 * Math.max(1, Math.sqrt(gigs / 100_000)) } as const;
 
 /** How a gig matches an arm; `tsquery` is the query's tsquery expression. */
 export type ArmMatch =
@@ -48,12 +50,23 @@ export interface Arm {
 
 /**
  * Whether to walk: a walk reads about limit / share index entries (share: of the gigs that pass
- * every filter as well), a GIN index reads every match of its indexed conditions (`indexedShare`
- * of the gigs) in table rows, then sorts them.
+ * every filter as well) along the covering index, or limit / (share / indexedFilter) entries with
+ * their table rows along the posted_at index of the narrowest filter that has one (type,
+ * currency, source: its gigs only, newest first); a GIN index reads every match of what it serves
+ * (`indexedShare` of the gigs: the arm and a tags filter) in table rows, then sorts them.
  */
-export function worthWalking(args: { share: number; indexedShare: number; limit: number; gigs: number; entry: number }): boolean {
-  const { share, indexedShare, limit, gigs, entry } = args;
-  return share > 0 && (limit / share) * entry < indexedShare * gigs * COST.bitmapRow;
+export function worthWalking(args: {
+  share: number;
+  indexedShare: number;
+  indexedFilter: number;
+  limit: number;
+  gigs: number;
+  entry: number;
+}): boolean {
+  const { share, indexedShare, indexedFilter, limit, gigs, entry } = args;
+  if (share <= 0) return false;
+  const walk = Math.min((limit / share) * entry, ((limit * indexedFilter) / share) * COST.tableEntry);
+  return walk < indexedShare * gigs * COST.bitmapRow(gigs);
 }
 
 /** The inputs of the arms: the query and the planner's statistics on the corpus (service.ts). */
@@ -63,8 +76,8 @@ export interface ArmInputs {
   recallTags: string[];
   requestedSkills: string[][];
   filters: GigFilters;
-  /** Shares of gigs: the text's words in title or tags (head), anywhere (body), each tag; the filters other than tags together; the gig count. */
-  shares: { head: number; body: number; tags: ReadonlyMap<string, number>; filters: number; gigs: number };
+  /** Shares of gigs: the text's words in title or tags (head), anywhere (body), each tag; the filters other than tags (vocabulary.ts, filtersShare); the gig count. */
+  shares: { head: number; body: number; tags: ReadonlyMap<string, number>; filters: { all: number; indexed: number }; gigs: number };
 }
 
 /** Most requested skills that get an arm of their own (the tags parameter can name many). */
@@ -88,7 +101,14 @@ export function candidateArms(input: ArmInputs): Arm[] {
   const narrowing = filters.tags.length ? tagShare(filters.tags) : 1;
   const walk = (armShare: number, limit: number, entry: number, tagsOfFilter = false) => {
     const indexedShare = tagsOfFilter ? armShare : Math.min(armShare, narrowing);
-    return worthWalking({ share: indexedShare * shares.filters, indexedShare, limit, gigs: shares.gigs, entry });
+    return worthWalking({
+      share: indexedShare * shares.filters.all,
+      indexedShare,
+      indexedFilter: shares.filters.indexed,
+      limit,
+      gigs: shares.gigs,
+      entry,
+    });
   };
   const arms: Arm[] = [];
   const seen = new Set<string>();

@@ -93,26 +93,33 @@ export function valueCommonness(db: Db, keys: string[]): Promise<Map<string, num
 
 /**
  * The share of gigs that pass the equality filters (type, currency, sources), taken as
- * independent; 1 without any. The pay minimum is left out (no estimate: taken as passing all).
+ * independent (`all`), and of the one with a posted_at index of its own that narrows most
+ * (`indexed`: type, currency, or a single source); 1 without any. The pay minimum is left out (no
+ * estimate: taken as passing all).
  */
-export async function filtersShare(db: Db, compensationType: string | null, currency: string | null, sources: string[]): Promise<number> {
+export async function filtersShare(
+  db: Db,
+  compensationType: string | null,
+  currency: string | null,
+  sources: string[],
+): Promise<{ all: number; indexed: number }> {
   const keys = [
     ...(compensationType ? [`compensation_type:${compensationType}`] : []),
     ...(currency ? [`currency:${currency}`] : []),
     ...sources.map((s) => `source:${s}`),
   ];
-  if (!keys.length) return 1;
+  if (!keys.length) return { all: 1, indexed: 1 };
   const known = await valueCommonness(db, keys);
   const share = (key: string) => known.get(key) ?? 0;
-  const sourceShare = sources.length
+  const type = compensationType ? share(`compensation_type:${compensationType}`) : 1;
+  const money = currency ? share(`currency:${currency}`) : 1;
+  const source = sources.length
     ? Math.min(
         1,
         sources.reduce((sum, s) => sum + share(`source:${s}`), 0),
       )
     : 1;
-  return (
-    (compensationType ? share(`compensation_type:${compensationType}`) : 1) * (currency ? share(`currency:${currency}`) : 1) * sourceShare
-  );
+  return { all: type * money * source, indexed: Math.min(type, money, sources.length === 1 ? source : 1) };
 }
 
 const counts = new WeakMap<Db, { n: number; at: number }>();
