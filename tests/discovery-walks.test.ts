@@ -85,6 +85,8 @@ describe('an arm read by walking posted_at, through its GIN index or along open_
       filters: { ...NO_FILTERS, compensationType: 'hourly', currency: 'USD' },
       createdBefore: cutoffMicros,
     },
+    // The arm's tags all of the tags filter: no other filter, so open_gig_tags alone answers.
+    { name: 'a tag of the tags filter', match: { kind: 'tags', tags: ['rust'] }, filters: { ...NO_FILTERS, tags: ['rust', 'go'] } },
     // Gigs carrying both tags: each once, however many of the arm's tags they carry.
     { name: 'two tags', match: { kind: 'tags', tags: ['rust', 'zebra-care'] }, filters: NO_FILTERS },
     {

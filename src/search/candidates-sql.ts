@@ -83,9 +83,16 @@ export function tagRowsCost(args: { tags: { count: number; pass: number }[]; lim
   return args.tags.reduce((sum, t) => sum + (t.count > 0 ? Math.min(t.count, args.limit / t.pass) : 0) * perEntry, 0);
 }
 
-/** Whether a search's filters go beyond status = 'open' (which open_gig_tags already holds to). */
-export const filtersApply = (f: GigFilters) =>
-  f.tags.length > 0 || f.minCompensationCents !== null || f.compensationType !== null || f.currency !== null || f.sources.length > 0;
+/**
+ * Whether reading these tags along open_gig_tags must look each gig up: the table holds open gigs
+ * only, and a row of a tag of the tags filter passes that filter (the arm of a requested skill),
+ * so only the other filters, a tags filter the arm's tags are not all of, or a later page's cut
+ * need the gig.
+ */
+export function tagRowsLookup(tags: string[], f: GigFilters, createdBefore: number | null): boolean {
+  const others = f.minCompensationCents !== null || f.compensationType !== null || f.currency !== null || f.sources.length > 0;
+  return others || createdBefore !== null || (f.tags.length > 0 && !tags.every((t) => f.tags.includes(t)));
+}
 
 /** The inputs of the arms: the query and the planner's statistics on the corpus (service.ts). */
 export interface ArmInputs {
@@ -131,7 +138,6 @@ export function candidateArms(input: ArmInputs): Arm[] {
     });
   };
   const walkOrGin = (c: { walk: number; gin: number }): ArmRead => (c.walk < c.gin ? 'walk' : 'gin');
-  const lookup = filtersApply(filters) || (input.createdBefore ?? null) !== null;
   const arms: Arm[] = [];
   const seen = new Set<string>();
   const tagArm = (tags: string[]) => {
@@ -149,7 +155,7 @@ export function candidateArms(input: ArmInputs): Arm[] {
         return { count: share * shares.gigs, pass: shares.filters.all * ofTags };
       }),
       limit: CANDIDATES.tags,
-      lookup,
+      lookup: tagRowsLookup(tags, filters, input.createdBefore ?? null),
     });
     arms.push({
       match: { kind: 'tags', tags },
@@ -219,8 +225,8 @@ function walkSql(arm: Arm, f: GigFilters, createdBefore: SQL): SQL {
 /**
  * A 'tags' arm along open_gig_tags (db/migrations/0014): each tag's newest rows that pass the
  * filters, read in its own btree range so that it stops after `limit` of them; then the tags'
- * reads merged (a gig with two of the tags once) and the newest `limit` kept. The table holds open
- * gigs only: without filters or a later page's cut the gigs table is not read at all.
+ * reads merged (a gig with two of the tags once) and the newest `limit` kept. Without a lookup
+ * (tagRowsLookup) the gigs table is not read at all.
  */
 function tagRowsSql(arm: Arm, where: SQL, created: SQL, lookup: boolean): SQL {
   if (arm.match.kind !== 'tags') throw new Error('only an arm of tags is read along open_gig_tags');
@@ -273,10 +279,11 @@ export function candidatesCte(args: { arms: Arm[]; filters: GigFilters; where: S
       : sql`null::timestamptz`;
   const created = args.createdBefore !== null ? sql` and g.created_at <= ${before}` : sql``;
   const where = sql.join(args.where, sql` and `);
-  const lookup = filtersApply(args.filters) || args.createdBefore !== null;
   const reads = (read: ArmRead) => args.arms.filter((arm) => arm.read === read);
   const walked = reads('walk').map((arm) => walkSql(arm, args.filters, before));
-  const tagRows = reads('tag-rows').map((arm) => tagRowsSql(arm, where, created, lookup));
+  const tagRows = reads('tag-rows').map((arm) =>
+    tagRowsSql(arm, where, created, arm.match.kind === 'tags' && tagRowsLookup(arm.match.tags, args.filters, args.createdBefore)),
+  );
   const indexed = reads('gin');
   const { ctes, parts } = indexed.length ? indexedArmsSql(indexed, where, created) : { ctes: sql``, parts: [] };
   return sql`${ctes} cand as (${sql.join([...walked, ...tagRows, ...parts, ...args.extra], sql` union `)}),`;
