@@ -30,8 +30,16 @@ export const CANDIDATES = { head: 300, body: 200, tags: 300 } as const;
  * posted_at index with its table row 1.8 µs (the newest rows lie together at the table's end), a
  * row of a bitmap 1.3 µs at 100,000 gigs and 4.6 µs at 1,000,000 (scattered over a table larger
  * than the database's buffers): about 3 times an entry, growing with the square root of the size.
+ * A gig looked up by id from a row of open_gig_tags (its primary key and row, in posted_at order
+ * of one tag, scattered over the table: 4 buffers each) 3.8-4 µs at 100,000 gigs, 10 entries
+ * (measured there only; the entries of open_gig_tags themselves 0.2 µs, counted as one).
  */
-const COST = { coverEntry: 1, tableEntry: 4, bitmapRow: (gigs: number) => 3 * Math.max(1, Math.sqrt(gigs / 100_000)) } as const;
+const COST = {
+  coverEntry: 1,
+  tableEntry: 4,
+  bitmapRow: (gigs: number) => 3 * Math.max(1, Math.sqrt(gigs / 100_000)),
+  lookup: 10,
+} as const;
 
 /**
  * How an arm is read: walking posted_at (db/migrations/0013), through a GIN index, or, for an arm
@@ -76,10 +84,10 @@ function readCosts(args: { share: number; indexedShare: number; indexedFilter: n
  * `limit` of its rows pass the filters (about limit / pass entries, pass being the share of that
  * tag's open gigs that pass) or to its end (the tag's count). The table holds the open gigs'
  * tags only, so without filters each entry is one index entry; with them, each entry also looks
- * its gig up (primary key and row) to test them.
+ * its gig up (primary key and row, COST.lookup) to test them.
  */
 export function tagRowsCost(args: { tags: { count: number; pass: number }[]; limit: number; lookup: boolean }): number {
-  const perEntry = COST.coverEntry + (args.lookup ? COST.tableEntry : 0);
+  const perEntry = COST.coverEntry + (args.lookup ? COST.lookup : 0);
   return args.tags.reduce((sum, t) => sum + (t.count > 0 ? Math.min(t.count, args.limit / t.pass) : 0) * perEntry, 0);
 }
 
