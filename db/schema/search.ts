@@ -5,7 +5,8 @@
 // stored generated column `search_tsv` (title A, tags B, description C, scope D), its GIN index,
 // a GIN index on `tags`, and partial btree indexes (status = 'open') for the filters and for
 // freshness ordering. Drizzle's `gigs` table does not declare `search_tsv`, so ordinary selects
-// never carry it.
+// never carry it. Likewise `open_gig_tags` (migration 0014: one row per tag of each open gig, kept
+// by a trigger on gigs) is read only by candidates-sql.ts and is not declared here.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, primaryKey, real, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, oneOf, updatedAt } from './columns.ts';

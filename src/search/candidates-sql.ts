@@ -30,8 +30,22 @@ export const CANDIDATES = { head: 300, body: 200, tags: 300 } as const;
  * posted_at index with its table row 1.8 µs (the newest rows lie together at the table's end), a
  * row of a bitmap 1.3 µs at 100,000 gigs and 4.6 µs at 1,000,000 (scattered over a table larger
  * than the database's buffers): about 3 times an entry, growing with the square root of the size.
+ * A gig looked up by id from a row of open_gig_tags (its primary key and row, in posted_at order
+ * of one tag, scattered over the table: 4 buffers each) 3.8-4 µs at 100,000 gigs, 10 entries
+ * (measured there only; the entries of open_gig_tags themselves 0.2 µs, counted as one).
  */
-const COST = { coverEntry: 1, tableEntry: 4, bitmapRow: (gigs: number) => 3 * Math.max(1, Math.sqrt(gigs / 100_000)) } as const;
+const COST = {
+  coverEntry: 1,
+  tableEntry: 4,
+  bitmapRow: (gigs: number) => 3 * Math.max(1, Math.sqrt(gigs / 100_000)),
+  lookup: 10,
+} as const;
+
+/**
+ * How an arm is read: walking posted_at (db/migrations/0013), through a GIN index, or, for an arm
+ * of tags only, along each tag's newest rows in open_gig_tags (db/migrations/0014).
+ */
+export type ArmRead = 'walk' | 'gin' | 'tag-rows';
 
 /** How a gig matches an arm; `tsquery` is the query's tsquery expression. */
 export type ArmMatch =
@@ -41,32 +55,51 @@ export type ArmMatch =
   /** Every skill (each as its forms): read through the tags index only, where the skills' bitmaps meet. */
   | { kind: 'all-skills'; skills: string[][] };
 
-/** One way to become a candidate; `walk`: read newest first along posted_at (db/migrations/0013) rather than through a GIN index. */
+/** One way to become a candidate, and how it is read. */
 export interface Arm {
   match: ArmMatch;
   limit: number;
-  walk: boolean;
+  read: ArmRead;
 }
 
 /**
- * Whether to walk: a walk reads about limit / share index entries (share: of the gigs that pass
+ * What walking and reading the GIN index cost: a walk reads about limit / share index entries (share: of the gigs that pass
  * every filter as well) along the covering index, or limit / (share / indexedFilter) entries with
  * their table rows along the posted_at index of the narrowest filter that has one (type,
  * currency, source: its gigs only, newest first); a GIN index reads every match of what it serves
  * (`indexedShare` of the gigs: the arm and a tags filter) in table rows, then sorts them.
  */
-export function worthWalking(args: {
-  share: number;
-  indexedShare: number;
-  indexedFilter: number;
-  limit: number;
-  gigs: number;
-  entry: number;
-}): boolean {
+function readCosts(args: { share: number; indexedShare: number; indexedFilter: number; limit: number; gigs: number; entry: number }): {
+  walk: number;
+  gin: number;
+} {
   const { share, indexedShare, indexedFilter, limit, gigs, entry } = args;
-  if (share <= 0) return false;
-  const walk = Math.min((limit / share) * entry, ((limit * indexedFilter) / share) * COST.tableEntry);
-  return walk < indexedShare * gigs * COST.bitmapRow(gigs);
+  const walk =
+    share <= 0 ? Number.POSITIVE_INFINITY : Math.min((limit / share) * entry, ((limit * indexedFilter) / share) * COST.tableEntry);
+  return { walk, gin: indexedShare * gigs * COST.bitmapRow(gigs) };
+}
+
+/**
+ * What reading a 'tags' arm along open_gig_tags costs: each tag's range, newest first, until
+ * `limit` of its rows pass the filters (about limit / pass entries, pass being the share of that
+ * tag's open gigs that pass) or to its end (the tag's count). The table holds the open gigs'
+ * tags only, so without filters each entry is one index entry; with them, each entry also looks
+ * its gig up (primary key and row, COST.lookup) to test them.
+ */
+export function tagRowsCost(args: { tags: { count: number; pass: number }[]; limit: number; lookup: boolean }): number {
+  const perEntry = COST.coverEntry + (args.lookup ? COST.lookup : 0);
+  return args.tags.reduce((sum, t) => sum + (t.count > 0 ? Math.min(t.count, args.limit / t.pass) : 0) * perEntry, 0);
+}
+
+/**
+ * Whether reading these tags along open_gig_tags must look each gig up: the table holds open gigs
+ * only, and a row of a tag of the tags filter passes that filter (the arm of a requested skill),
+ * so only the other filters, a tags filter the arm's tags are not all of, or a later page's cut
+ * need the gig.
+ */
+export function tagRowsLookup(tags: string[], f: GigFilters, createdBefore: number | null): boolean {
+  const others = f.minCompensationCents !== null || f.compensationType !== null || f.currency !== null || f.sources.length > 0;
+  return others || createdBefore !== null || (f.tags.length > 0 && !tags.every((t) => f.tags.includes(t)));
 }
 
 /** The inputs of the arms: the query and the planner's statistics on the corpus (service.ts). */
@@ -76,6 +109,8 @@ export interface ArmInputs {
   recallTags: string[];
   requestedSkills: string[][];
   filters: GigFilters;
+  /** A later page's cut (candidatesCte): a read of open_gig_tags then tests each gig's created_at. */
+  createdBefore?: number | null;
   /** Shares of gigs: the text's words in title or tags (head), anywhere (body), each tag; the filters other than tags (vocabulary.ts, filtersShare); the gig count. */
   shares: { head: number; body: number; tags: ReadonlyMap<string, number>; filters: { all: number; indexed: number }; gigs: number };
 }
@@ -99,9 +134,9 @@ export function candidateArms(input: ArmInputs): Arm[] {
   // tag rust), the rarer of the two bounds the arm's share. The other filters are taken as
   // independent of it; the GIN indexes serve the arm's condition and the tags filter only.
   const narrowing = filters.tags.length ? tagShare(filters.tags) : 1;
-  const walk = (armShare: number, limit: number, entry: number, tagsOfFilter = false) => {
+  const costs = (armShare: number, limit: number, entry: number, tagsOfFilter = false) => {
     const indexedShare = tagsOfFilter ? armShare : Math.min(armShare, narrowing);
-    return worthWalking({
+    return readCosts({
       share: indexedShare * shares.filters.all,
       indexedShare,
       indexedFilter: shares.filters.indexed,
@@ -110,6 +145,7 @@ export function candidateArms(input: ArmInputs): Arm[] {
       entry,
     });
   };
+  const walkOrGin = (c: { walk: number; gin: number }): ArmRead => (c.walk < c.gin ? 'walk' : 'gin');
   const arms: Arm[] = [];
   const seen = new Set<string>();
   const tagArm = (tags: string[]) => {
@@ -117,30 +153,50 @@ export function candidateArms(input: ArmInputs): Arm[] {
     if (!tags.length || seen.has(key)) return;
     seen.add(key);
     const ofFilter = tags.every((t) => filters.tags.includes(t));
+    const c = costs(tagShare(tags), CANDIDATES.tags, COST.coverEntry, ofFilter);
+    // A tag's rows pass the tags filter when it is one of the filter's tags; otherwise, as above,
+    // the filter's tags are taken as agreeing with it (at most the filter's share of its gigs).
+    const tagRows = tagRowsCost({
+      tags: tags.map((t) => {
+        const share = shares.tags.get(t) ?? 0;
+        const ofTags = filters.tags.includes(t) ? 1 : Math.min(1, narrowing / share);
+        return { count: share * shares.gigs, pass: shares.filters.all * ofTags };
+      }),
+      limit: CANDIDATES.tags,
+      lookup: tagRowsLookup(tags, filters, input.createdBefore ?? null),
+    });
     arms.push({
       match: { kind: 'tags', tags },
       limit: CANDIDATES.tags,
-      walk: walk(tagShare(tags), CANDIDATES.tags, COST.coverEntry, ofFilter),
+      read: tagRows < Math.min(c.walk, c.gin) ? 'tag-rows' : walkOrGin(c),
     });
   };
   if (input.websearch !== null) {
     // The tsquery inline, not joined: planned with the query's value, its selectivity is known.
     const tsquery = sql`websearch_to_tsquery('english', ${input.websearch})`;
-    arms.push({ match: { kind: 'head', tsquery }, limit: CANDIDATES.head, walk: walk(shares.head, CANDIDATES.head, COST.coverEntry) });
-    arms.push({ match: { kind: 'text', tsquery }, limit: CANDIDATES.body, walk: walk(shares.body, CANDIDATES.body, COST.tableEntry) });
+    arms.push({
+      match: { kind: 'head', tsquery },
+      limit: CANDIDATES.head,
+      read: walkOrGin(costs(shares.head, CANDIDATES.head, COST.coverEntry)),
+    });
+    arms.push({
+      match: { kind: 'text', tsquery },
+      limit: CANDIDATES.body,
+      read: walkOrGin(costs(shares.body, CANDIDATES.body, COST.tableEntry)),
+    });
     // Every word in the title or tags ranks highest, however old: rarer than each word, read where
     // the words' bitmaps meet in the GIN index.
     if (input.allWords !== null) {
       arms.push({
         match: { kind: 'head', tsquery: sql`plainto_tsquery('english', ${input.allWords})` },
         limit: CANDIDATES.head,
-        walk: false,
+        read: 'gin',
       });
     }
   }
   tagArm(input.recallTags);
   const skills = input.requestedSkills.filter((forms) => forms.length);
-  if (skills.length >= 2) arms.push({ match: { kind: 'all-skills', skills }, limit: CANDIDATES.tags, walk: false });
+  if (skills.length >= 2) arms.push({ match: { kind: 'all-skills', skills }, limit: CANDIDATES.tags, read: 'gin' });
   if (input.websearch === null) for (const forms of skills.slice(0, MAX_SKILL_ARMS)) tagArm(forms);
   return arms;
 }
@@ -175,7 +231,24 @@ function walkSql(arm: Arm, f: GigFilters, createdBefore: SQL): SQL {
 }
 
 /**
- * The arms that do not walk. One is read through its GIN index in a subquery behind OFFSET 0, out
+ * A 'tags' arm along open_gig_tags (db/migrations/0014): each tag's newest rows that pass the
+ * filters, read in its own btree range so that it stops after `limit` of them; then the tags'
+ * reads merged (a gig with two of the tags once) and the newest `limit` kept. Without a lookup
+ * (tagRowsLookup) the gigs table is not read at all.
+ */
+function tagRowsSql(arm: Arm, where: SQL, created: SQL, lookup: boolean): SQL {
+  if (arm.match.kind !== 'tags') throw new Error('only an arm of tags is read along open_gig_tags');
+  const limit = sql.raw(String(Math.trunc(arm.limit)));
+  const rows = lookup
+    ? sql`open_gig_tags s join gigs g on g.id = s.gig_id where s.tag = t.tag and ${where}${created}`
+    : sql`open_gig_tags s where s.tag = t.tag`;
+  return sql`(select id from (select distinct x.gig_id as id, x.posted_at from unnest(${textArray(arm.match.tags)}) as t(tag)
+    cross join lateral (select s.gig_id, s.posted_at from ${rows} order by s.posted_at desc, s.gig_id desc limit ${limit}) x) d
+    order by posted_at desc, id desc limit ${limit})`;
+}
+
+/**
+ * The arms read through their GIN indexes. One is read through its GIN index in a subquery behind OFFSET 0, out
  * of reach of the ORDER BY, so that the planner does not walk posted_at on its own misjudged
  * estimate. Several are read together (`indexed_matches`, a bitmap OR of their conditions: each
  * table row once, however many arms match it; the arms of one search often match the same rows),
@@ -213,8 +286,13 @@ export function candidatesCte(args: { arms: Arm[]; filters: GigFilters; where: S
       ? sql`('epoch'::timestamptz + ${args.createdBefore}::int8 * interval '1 microsecond')`
       : sql`null::timestamptz`;
   const created = args.createdBefore !== null ? sql` and g.created_at <= ${before}` : sql``;
-  const walked = args.arms.filter((arm) => arm.walk).map((arm) => walkSql(arm, args.filters, before));
-  const indexed = args.arms.filter((arm) => !arm.walk);
-  const { ctes, parts } = indexed.length ? indexedArmsSql(indexed, sql.join(args.where, sql` and `), created) : { ctes: sql``, parts: [] };
-  return sql`${ctes} cand as (${sql.join([...walked, ...parts, ...args.extra], sql` union `)}),`;
+  const where = sql.join(args.where, sql` and `);
+  const reads = (read: ArmRead) => args.arms.filter((arm) => arm.read === read);
+  const walked = reads('walk').map((arm) => walkSql(arm, args.filters, before));
+  const tagRows = reads('tag-rows').map((arm) =>
+    tagRowsSql(arm, where, created, arm.match.kind === 'tags' && tagRowsLookup(arm.match.tags, args.filters, args.createdBefore)),
+  );
+  const indexed = reads('gin');
+  const { ctes, parts } = indexed.length ? indexedArmsSql(indexed, where, created) : { ctes: sql``, parts: [] };
+  return sql`${ctes} cand as (${sql.join([...walked, ...tagRows, ...parts, ...args.extra], sql` union `)}),`;
 }
