@@ -11,6 +11,7 @@ import { rowsOf } from '../db/sql.ts';
 import { newId } from '../src/ids.ts';
 import { type Arm, type ArmMatch, type ArmRead, candidateArms, candidatesCte, type GigFilters } from '../src/search/candidates-sql.ts';
 import { filterConditions } from '../src/search/ranking-sql.ts';
+import { openGigTags } from '../db/repositories/search.ts';
 
 let server: TestServer;
 const DAY = 86_400_000;
@@ -235,6 +236,29 @@ describe('open_gig_tags, kept by the trigger of migration 0014', () => {
     await server.db.delete(gigs).where(eq(gigs.id, id));
     expect(await rowsFor(id)).toEqual([]);
     expect(await strayRows()).toBe(0);
+  });
+
+  it("lists the open gigs' distinct tags for the vocabulary, none only a closed gig carries", async () => {
+    const closed = newId();
+    await server.db.insert(gigs).values({
+      id: closed,
+      clientUserId: null,
+      title: 'Closed gig',
+      description: 'Its tag is no skill anyone can search for.',
+      tags: ['aardvark-only-closed', 'rust'],
+      compensationType: 'fixed',
+      currency: 'USD',
+      status: 'closed',
+      source: 'remoteok',
+      externalId: 'vocabulary-closed',
+      postedAt: new Date(now),
+    });
+    const scanned = await rowsOf<{ tag: string }>(server.db, sql`select distinct unnest(tags) as tag from gigs where status = 'open'`);
+    const tags = await openGigTags(server.db);
+    expect([...tags].sort()).toEqual(scanned.map((r) => r.tag).sort());
+    expect(tags).toEqual(expect.arrayContaining(['go', 'rust', 'zebra-care']));
+    expect(tags).not.toContain('aardvark-only-closed');
+    await server.db.delete(gigs).where(eq(gigs.id, closed));
   });
 });
 

@@ -8,9 +8,21 @@ import type { FeedbackSignal } from '../../src/domain/feedback.ts';
 
 // --- vocabulary -------------------------------------------------------------------------------
 
-/** Every tag on an open gig: the words q can name as skills. */
+/**
+ * Every tag on an open gig: the words q can name as skills. Read from open_gig_tags (migration
+ * 0014) one tag at a time, each the next above the last in its index (a skip scan: one probe per
+ * distinct tag), where `select distinct unnest(tags)` over the open gigs read every one of them
+ * (0.9-1.4 s at 1,000,000 gigs).
+ */
 export async function openGigTags(db: Executor): Promise<string[]> {
-  const rows = await rowsOf<{ tag: string }>(db, sql`select distinct unnest(tags) as tag from gigs where status = 'open'`);
+  const rows = await rowsOf<{ tag: string }>(
+    db,
+    sql`with recursive t(tag) as (
+      (select tag from open_gig_tags order by tag limit 1)
+      union all
+      select (select o.tag from open_gig_tags o where o.tag > t.tag order by o.tag limit 1) from t where t.tag is not null
+    ) select tag from t where tag is not null`,
+  );
   return rows.map((r) => r.tag);
 }
 
