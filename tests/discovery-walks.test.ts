@@ -49,6 +49,14 @@ afterAll(async () => {
 });
 
 const NO_FILTERS: GigFilters = { tags: [], minCompensationCents: null, compensationType: null, currency: null, sources: [] };
+/** Every filter at once, each letting some of the fixture's gigs through. */
+const EVERY_FILTER: GigFilters = {
+  tags: ['zebra-care', 'rust'],
+  minCompensationCents: 1500,
+  compensationType: 'fixed',
+  currency: 'USD',
+  sources: ['remoteok', 'weworkremotely'],
+};
 const zebra = sql`websearch_to_tsquery('english', ${'zebra'})`;
 
 async function candidates(match: ArmMatch, limit: number, read: ArmRead, filters: GigFilters, createdBefore: number | null) {
@@ -66,13 +74,7 @@ describe('an arm read by walking posted_at, through its GIN index or along open_
     {
       name: 'a word anywhere, every filter',
       match: { kind: 'text', tsquery: zebra },
-      filters: {
-        tags: ['zebra-care', 'rust'],
-        minCompensationCents: 1500,
-        compensationType: 'fixed',
-        currency: 'USD',
-        sources: ['remoteok', 'weworkremotely'],
-      },
+      filters: EVERY_FILTER,
     },
     {
       name: 'a word in the title or tags, some filters, a later page',
@@ -99,13 +101,7 @@ describe('an arm read by walking posted_at, through its GIN index or along open_
     {
       name: 'two tags, every filter',
       match: { kind: 'tags', tags: ['rust', 'go'] },
-      filters: {
-        tags: ['zebra-care', 'rust'],
-        minCompensationCents: 1500,
-        compensationType: 'fixed',
-        currency: 'USD',
-        sources: ['remoteok', 'weworkremotely'],
-      },
+      filters: EVERY_FILTER,
     },
     {
       name: 'a tag, min pay and a source, a later page',
