@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SERVER_NODE_ARGS, freePort, quantile, startServer, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_ENV, SERVER_NODE_ARGS, freePort, quantile, startServer, stopServer, untilHealthy } from './bench-kit.ts';
 import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 
@@ -45,7 +45,16 @@ async function main() {
     const server = (port: number) =>
       spawn(process.execPath, [...SERVER_NODE_ARGS, path.join(ROOT, 'src/server.ts')], {
         cwd: ROOT,
-        env: { ...process.env, ...env, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), EMBEDDINGS_URL: '' },
+        env: {
+          ...SERVER_ENV,
+          ...process.env,
+          ...env,
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'warn',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          EMBEDDINGS_URL: '',
+        },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     const bare = (port: number) =>

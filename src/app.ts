@@ -3,7 +3,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
-import scalar from '@scalar/fastify-api-reference';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
 import { actingCredentialOfRequest, authenticateHook, sessionCookieName } from './auth/authenticate.ts';
@@ -25,6 +24,7 @@ import { UPLOAD_MAX_BYTES } from './domain/uploads.ts';
 import { registerMcpRoute } from './mcp/http.ts';
 import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
+import { registerApiReference } from './http/api-reference.ts';
 import { registerSpecRoutes } from './http/spec-routes.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
 
@@ -136,7 +136,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const published = publishedSpec(spec, config.publicUrl);
   app.get('/openapi.yaml', async (_req, reply) => reply.type('application/yaml; charset=utf-8').send(published.yaml));
   app.get('/openapi.json', async () => published.json);
-  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json', title: 'gigmarket API' } });
+  registerApiReference(app, '/openapi.json');
   await registerBrowserRoutes(app, ctx);
   // Called by the payment provider, not by clients: outside the published spec (see the module).
   registerProviderWebhook(app, ctx);

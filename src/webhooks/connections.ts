@@ -4,7 +4,11 @@
 // only those (pinnedLookup), so a changed DNS answer gives a new agent, never a reused connection.
 import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+
+/** undici (~6 MB of heap) is imported with the first delivery rather than by every process at start. */
+let undici: Promise<typeof import('undici')> | undefined;
+export const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'));
 
 /** An agent unused this long is closed (its connections with it). */
 const IDLE_MS = 60_000;
@@ -39,7 +43,9 @@ export interface AgentOptions {
 }
 
 /** The agent for a checked URL's origin and addresses (one per origin, checked addresses, time-out and trusted CA). */
-export function agentFor(checked: { origin: string; addresses: string[] }, options: AgentOptions): Agent {
+export async function agentFor(checked: { origin: string; addresses: string[] }, options: AgentOptions): Promise<Agent> {
+  // Awaited first, so that what follows runs in one turn: two deliveries cannot both miss a key.
+  const { Agent } = await loadUndici();
   const ca = options.ca ? createHash('sha256').update(options.ca).digest('hex') : '';
   const key = [checked.origin, [...checked.addresses].sort().join(','), options.timeoutMs, ca].join('|');
   const found = kept.get(key);

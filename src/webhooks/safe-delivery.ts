@@ -5,8 +5,7 @@ import dns, { type LookupAddress } from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import ipaddr from 'ipaddr.js';
-import { request } from 'undici';
-import { agentFor } from './connections.ts';
+import { agentFor, loadUndici } from './connections.ts';
 import { type ApiError, validationFailed } from '../errors.ts';
 
 export type WebhookUrlReason =
@@ -213,8 +212,9 @@ export async function deliver(input: DeliveryRequest): Promise<DeliveryResult> {
 
   // A kept-alive agent whose connections go only to this attempt's checked addresses.
   const target = { origin: checked.url.origin, addresses: checked.addresses.map((a) => a.address) };
-  const agent = agentFor(target, { lookup: pinnedLookup(checked), timeoutMs, ...(input.ca ? { ca: input.ca } : {}) });
   try {
+    const agent = await agentFor(target, { lookup: pinnedLookup(checked), timeoutMs, ...(input.ca ? { ca: input.ca } : {}) });
+    const { request } = await loadUndici();
     // undici's request follows no redirects: a 3xx comes back as it is.
     const response = await request(checked.url, {
       method: 'POST',

@@ -1,0 +1,49 @@
+// `/docs`: the API reference page (Scalar's Fastify plugin, reading /openapi.json).
+//
+// The plugin carries Scalar's whole browser bundle as one string literal: importing it holds ~12 MB
+// of heap (and its 4 MB source) in every process, most of which never serve the page. So it is
+// imported on the first request under /docs, into a Fastify instance of its own, and our routes
+// hand each request to it in-process (inject). The app's hooks (security headers, logging, the
+// request id) run on our routes as for any other.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Fastify from 'fastify';
+
+export const API_REFERENCE_PREFIX = '/docs';
+
+let reference: Promise<FastifyInstance> | undefined;
+
+/** The plugin's own instance, made once, on first use. */
+function loadReference(specUrl: string): Promise<FastifyInstance> {
+  reference ??= (async () => {
+    const { default: scalar } = await import('@scalar/fastify-api-reference');
+    const inner = Fastify({ logger: false });
+    await inner.register(scalar, {
+      routePrefix: API_REFERENCE_PREFIX,
+      configuration: { url: specUrl, title: 'gigmarket API', pageTitle: 'gigmarket API' },
+    });
+    await inner.ready();
+    return inner;
+  })().catch((err) => {
+    reference = undefined; // a failed load is tried again by the next request
+    throw err;
+  });
+  return reference;
+}
+
+/** Hop-by-hop and framing headers are the outer reply's own business. */
+const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
+
+export function registerApiReference(app: FastifyInstance, specUrl: string): void {
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+    const inner = await loadReference(specUrl);
+    const response = await inner.inject({ method: 'GET', url: request.url, headers: { host: request.headers.host ?? 'localhost' } });
+    // Not one of the reference's paths: the API's own 404, with its error envelope.
+    if (response.statusCode === 404) return reply.callNotFound();
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined && !NOT_FORWARDED.has(name)) reply.header(name, value);
+    }
+    return reply.code(response.statusCode).send(response.rawPayload);
+  };
+  app.get(API_REFERENCE_PREFIX, forward);
+  app.get(`${API_REFERENCE_PREFIX}/*`, forward);
+}
