@@ -13,7 +13,10 @@
 //   BENCH_CONNECTIONS (50), BENCH_DURATION_S (4), BENCH_ROUNDS (6), BENCH_PATH (the gig read),
 //   BENCH_CPU_PROF=1: the server writes a CPU profile (node --cpu-prof) into ./profiles/;
 //   BENCH_NODE_ARGS: flags for the server's node (e.g. --max-semi-space-size=4).
+// Last, bytes each process allocates per request over BENCH_ALLOC_REQUESTS (20,000) requests
+// (scripts/bench-alloc-probe.ts): unlike CPU time, a figure that repeats from run to run here.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +30,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const WARMUP_S = 2;
+const ALLOC_REQUESTS = Number(process.env.BENCH_ALLOC_REQUESTS ?? 20_000);
+const ALLOC_PROBE = ['--import', path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench-alloc-probe.ts')];
 
 interface Figures {
   rps: number;
@@ -69,6 +74,20 @@ async function load(url: string, headers: Record<string, string>, pid?: number, 
 const row = (label: string, f: Figures) =>
   `${label.padEnd(10)} ${f.rps.toFixed(0).padStart(7)} req/s   ${f.cpuUs.toFixed(0).padStart(4)} µs CPU/req   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`;
 
+/** Bytes the process allocated per request over ALLOC_REQUESTS requests (scripts/bench-alloc-probe.ts). */
+async function allocatedPerRequest(child: ChildProcess, url: string, headers: Record<string, string>, dir: string): Promise<number> {
+  const file = path.join(dir, `${child.pid}.json`);
+  child.kill('SIGUSR1');
+  await autocannon({ url, connections: 10, amount: ALLOC_REQUESTS, headers });
+  child.kill('SIGUSR2');
+  for (let waited = 0; !fs.existsSync(file); waited += 50) {
+    if (waited > 10_000) throw new Error(`no allocation figure from process ${child.pid}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const { allocated } = JSON.parse(fs.readFileSync(file, 'utf8')) as { allocated: number };
+  return allocated / ALLOC_REQUESTS;
+}
+
 async function main() {
   if (!process.env.DATABASE_URL) {
     console.error(
@@ -87,10 +106,15 @@ async function main() {
 
     const port = await freePort();
     const nodeArgs = [
+      ...ALLOC_PROBE,
       ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'profiles')}`] : []),
     ];
-    server = await startServer({ ...fresh.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, port, { nodeArgs, stdout: 'ignore' });
+    const allocDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-bench-alloc-'));
+    server = await startServer({ ...fresh.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', BENCH_ALLOC_DIR: allocDir }, port, {
+      nodeArgs,
+      stdout: 'ignore',
+    });
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${user.apiKey}` };
     const created = await fetch(`${base}/api/gigs`, {
@@ -102,9 +126,9 @@ async function main() {
     const gigId = ((await created.json()) as { id: string }).id;
 
     const barePort = await freePort();
-    bare = spawn(process.execPath, [path.join(ROOT, 'scripts/bench-pipeline-bare.ts')], {
+    bare = spawn(process.execPath, [...ALLOC_PROBE, path.join(ROOT, 'scripts/bench-pipeline-bare.ts')], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: fresh.url, PORT: String(barePort) },
+      env: { ...process.env, DATABASE_URL: fresh.url, PORT: String(barePort), BENCH_ALLOC_DIR: allocDir },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     await untilHealthy(bare, barePort);
@@ -146,6 +170,14 @@ async function main() {
     console.log(
       `\nmedian (range) over ${ROUNDS} rounds: ${spread(ratios.map((r) => r.rps))} the bare route's requests per second (target ≥ 0.75x), ${spread(ratios.map((r) => r.p99))} its p99 (target ≤ 1.5x), ${spread(ratios.map((r) => r.cpu))} its CPU per request`,
     );
+    const perRequest = {
+      bare: await allocatedPerRequest(bare, bareUrl, {}, allocDir),
+      pipeline: await allocatedPerRequest(server, appUrl, auth, allocDir),
+    };
+    console.log(
+      `JavaScript heap allocated per request over ${ALLOC_REQUESTS.toLocaleString('en-US')} requests (-c 10): pipeline ${(perRequest.pipeline / 1024).toFixed(1)} KB, bare ${(perRequest.bare / 1024).toFixed(1)} KB: ${(perRequest.pipeline / perRequest.bare).toFixed(2)}x`,
+    );
+    fs.rmSync(allocDir, { recursive: true, force: true });
   } finally {
     if (bare) await stopServer(bare);
     if (server) await stopServer(server);
