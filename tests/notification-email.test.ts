@@ -125,6 +125,12 @@ describe('approval reminders', () => {
     await run();
     const [first] = await mailTo('rita@example.com', 1, /left to approve/);
     expect(first!.subject).toBe('1 hour left to approve "Build a Rust CLI"');
+    // The schedule's own run each minute may have come between the contract and the worker's
+    // approval and reminded them too, rightly; from here on nothing may reach them.
+    const remyReminders = () =>
+      smtp.messages.filter((m) => m.envelope.to.includes('remy@example.com') && /left to approve/.test(m.subject ?? ''));
+    const remindedBeforeApproving = remyReminders().length;
+    expect(remindedBeforeApproving).toBeLessThanOrEqual(1);
     expect(first!.text).toContain(`It expires at ${formatUtc(deadline)}`);
     await run(); // nothing new: the 1 h reminder was sent
     expect(await mailTo('rita@example.com', 1, /left to approve/)).toHaveLength(1);
@@ -139,8 +145,8 @@ describe('approval reminders', () => {
     expect(smtp.messages.filter((m) => m.envelope.to.includes('rita@example.com') && /left to approve/.test(m.subject ?? ''))).toHaveLength(
       2,
     );
-    // The worker approved: no reminder for them.
-    expect(smtp.messages.filter((m) => m.envelope.to.includes('remy@example.com') && /left to approve/.test(m.subject ?? ''))).toEqual([]);
+    // The worker approved: no reminder for them since (the 8 s one above all).
+    expect(remyReminders()).toHaveLength(remindedBeforeApproving);
     // The inbox has both reminders too.
     const inbox = await client.api.GET('/api/notifications/inbox/messages');
     const reminders = inbox.data!.data.filter((m) => m.type === 'approval_reminder');
