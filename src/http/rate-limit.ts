@@ -139,7 +139,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
           refuse(reply, bucket, state.ttlInSeconds, cost, state.remaining);
         }
       }
-      results = await Promise.all(Array.from({ length: cost }, () => limiter(request)));
+      results = cost === 1 ? [await limiter(request)] : await Promise.all(Array.from({ length: cost }, () => limiter(request)));
     } catch (err) {
       if (err instanceof ApiError) throw err;
       request.log.warn({ err }, 'rate-limit store unavailable; request not limited');
