@@ -96,6 +96,8 @@ async function main() {
     process.exit(2);
   }
   const fresh = await freshDatabase('pipeline');
+  // Where the two processes write their allocation figures (scripts/bench-alloc-probe.ts).
+  const allocDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-bench-alloc-'));
   let server: ChildProcess | undefined;
   let bare: ChildProcess | undefined;
   try {
@@ -110,7 +112,6 @@ async function main() {
       ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'profiles')}`] : []),
     ];
-    const allocDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-bench-alloc-'));
     server = await startServer({ ...fresh.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', BENCH_ALLOC_DIR: allocDir }, port, {
       nodeArgs,
       stdout: 'ignore',
@@ -177,8 +178,8 @@ async function main() {
     console.log(
       `JavaScript heap allocated per request over ${ALLOC_REQUESTS.toLocaleString('en-US')} requests (-c 10): pipeline ${(perRequest.pipeline / 1024).toFixed(1)} KB, bare ${(perRequest.bare / 1024).toFixed(1)} KB: ${(perRequest.pipeline / perRequest.bare).toFixed(2)}x`,
     );
-    fs.rmSync(allocDir, { recursive: true, force: true });
   } finally {
+    fs.rmSync(allocDir, { recursive: true, force: true });
     if (bare) await stopServer(bare);
     if (server) await stopServer(server);
     await fresh.drop();

@@ -136,7 +136,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const published = publishedSpec(spec, config.publicUrl);
   app.get('/openapi.yaml', async (_req, reply) => reply.type('application/yaml; charset=utf-8').send(published.yaml));
   app.get('/openapi.json', async () => published.json);
-  registerApiReference(app, '/openapi.json');
+  registerApiReference(app);
   await registerBrowserRoutes(app, ctx);
   // Called by the payment provider, not by clients: outside the published spec (see the module).
   registerProviderWebhook(app, ctx);

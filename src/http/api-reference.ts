@@ -9,17 +9,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Fastify from 'fastify';
 
 export const API_REFERENCE_PREFIX = '/docs';
+/** The spec the page reads (served by src/app.ts). */
+const SPEC_URL = '/openapi.json';
 
 let reference: Promise<FastifyInstance> | undefined;
 
 /** The plugin's own instance, made once, on first use. */
-function loadReference(specUrl: string): Promise<FastifyInstance> {
+function loadReference(): Promise<FastifyInstance> {
   reference ??= (async () => {
     const { default: scalar } = await import('@scalar/fastify-api-reference');
     const inner = Fastify({ logger: false });
     await inner.register(scalar, {
       routePrefix: API_REFERENCE_PREFIX,
-      configuration: { url: specUrl, title: 'gigmarket API', pageTitle: 'gigmarket API' },
+      configuration: { url: SPEC_URL, title: 'gigmarket API', pageTitle: 'gigmarket API' },
     });
     await inner.ready();
     return inner;
@@ -33,9 +35,9 @@ function loadReference(specUrl: string): Promise<FastifyInstance> {
 /** Hop-by-hop and framing headers are the outer reply's own business. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
 
-export function registerApiReference(app: FastifyInstance, specUrl: string): void {
+export function registerApiReference(app: FastifyInstance): void {
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-    const inner = await loadReference(specUrl);
+    const inner = await loadReference();
     const response = await inner.inject({ method: 'GET', url: request.url, headers: { host: request.headers.host ?? 'localhost' } });
     // Not one of the reference's paths: the API's own 404, with its error envelope.
     if (response.statusCode === 404) return reply.callNotFound();

@@ -5,6 +5,7 @@
 // /docs gets one that lets its script, styles and fonts load. The headers are computed once at
 // start-up: a middleware that rebuilt them for each request cost a few percent of every request.
 import type { FastifyInstance } from 'fastify';
+import { API_REFERENCE_PREFIX } from './api-reference.ts';
 
 type Directives = Record<string, string[]>;
 
@@ -59,7 +60,7 @@ export async function registerSecurityHeaders(app: FastifyInstance, options: { p
   // Before anything else may answer: errors and unknown routes carry them too.
   app.addHook('onRequest', (request, reply, done) => {
     const url = request.routeOptions.url;
-    reply.headers(url !== undefined && (url === '/docs' || url.startsWith('/docs/')) ? docs : api);
+    reply.headers(url !== undefined && (url === API_REFERENCE_PREFIX || url.startsWith(`${API_REFERENCE_PREFIX}/`)) ? docs : api);
     done();
   });
 }
