@@ -15,6 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import { registerRateLimits } from '../src/http/rate-limit.ts';
 import { specValidation } from './helpers/spec-validator.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { redisReachable, redisTitle, redisUrl, runWithRedis } from './helpers/redis.ts';
 
 const spec = loadSpec();
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -222,6 +223,25 @@ describe('rate limits', () => {
     }
   });
 
+  it('counts an IPv6 client by its /64, and an IPv4 address mapped into IPv6 as that IPv4 address', async () => {
+    const net = nextAddress++; // decimal digits read the same as hex
+    for (let i = 1; i <= ANONYMOUS; i++)
+      expect((await call(server, '/api/gigs', `2001:db8:${net}::${i}`)).status, `request ${i}`).toBe(401);
+    expectRateLimited(
+      await call(server, '/api/gigs', `2001:db8:${net}:0:ffff:ffff:ffff:ffff`),
+      new RegExp(`^rate limit exceeded for address 2001:db8:${net}::/64: `),
+    );
+    // The next /64 has a budget of its own.
+    expect((await call(server, '/api/gigs', `2001:db8:${net}:1::1`)).status).toBe(401);
+
+    const v4 = newAddress();
+    for (let i = 1; i <= ANONYMOUS; i++) await call(server, '/api/gigs', v4);
+    expectRateLimited(
+      await call(server, '/api/gigs', `::ffff:${v4}`),
+      new RegExp(`^rate limit exceeded for address ${v4.replace(/\./g, '\\.')}: `),
+    );
+  });
+
   it('does not limit GET /api/health, even for a spent address', async () => {
     const address = newAddress();
     for (let i = 0; i <= ANONYMOUS; i++) await call(server, '/api/gigs', address);
@@ -334,34 +354,8 @@ describe('the spec', () => {
   });
 });
 
-// Two server processes share one counter when REDIS_URL is set. REDIS_TEST_URL names the Redis
-// (.ci/run exports it); without it, a Redis on 127.0.0.1:6379 if one answers. In CI it must run.
-const redisUrl = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
-const redisReachable = await (async () => {
-  const probe = new Redis(redisUrl, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    connectTimeout: 1000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-})();
-const runShared = redisReachable || Boolean(process.env.CI);
-const sharedTitle = runShared
-  ? 'with REDIS_URL'
-  : `with REDIS_URL (skipped: no Redis answers at ${redisUrl}; set REDIS_TEST_URL; under CI=true this fails instead)`;
-
-describe.skipIf(!runShared)(sharedTitle, () => {
+// Two server processes share one counter when REDIS_URL is set (tests/helpers/redis.ts names the Redis).
+describe.skipIf(!runWithRedis)(redisTitle('with REDIS_URL'), () => {
   it('shares one counter between two servers, kept in Redis', async () => {
     expect(redisReachable, `no Redis answers at ${redisUrl} (set REDIS_TEST_URL)`).toBe(true);
     const prefix = `gigmarket-test:${randomBytes(6).toString('hex')}:`;

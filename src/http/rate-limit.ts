@@ -1,5 +1,6 @@
-// Rate limits (OWASP API4), counted by @fastify/rate-limit's store: in memory, or in Redis when
-// REDIS_URL is set so that every server process shares the counters. Two budgets per window:
+// Rate limits (OWASP API4), counted in fixed windows (src/http/rate-limit-store.ts): in memory,
+// or in Redis when REDIS_URL is set so that every server process shares the counters. Two
+// budgets per window:
 //
 // - per credential (an API key id, or a browser session id): RATE_LIMIT_PER_MINUTE units;
 // - per client address (request.ip, as TRUST_PROXY decides it; IPv6 by /64):
@@ -21,38 +22,31 @@
 // by load balancers) is not limited at all.
 //
 // Cost: an operation's `x-rate-limit-cost` in openapi.yaml (default 1), put in the route config
-// when the routes are registered. The store counts one per increment, so a request of cost N
-// increments its bucket N times (in one Redis round trip, ioredis pipelining the calls made in
-// the same tick) and is refused unless all N fit; a read first refuses one that cannot fit
-// without spending what is left. So heavy operations draw on the same budget, faster, and the
-// RateLimit headers describe one policy per caller rather than one per cost class.
+// when the routes are registered. A request of cost N takes N units at once, and only if all N
+// fit: one that cannot fit is refused without spending what is left. So heavy operations draw on
+// the same budget, faster, and the RateLimit headers describe one policy per caller rather than
+// one per cost class.
 //
 // Headers (draft-ietf-httpapi-ratelimit-headers-10): `RateLimit-Policy: "credential";q=600;w=60`
 // and `RateLimit: "credential";r=595;t=42` (the policy is "address" for anonymous and failed
-// requests); a 429 adds `Retry-After` in seconds. The plugin's own headers (RateLimit-Limit,
-// -Remaining, -Reset: draft 06 and earlier) are not used.
+// requests); a 429 adds `Retry-After` in seconds. The older drafts' headers (RateLimit-Limit,
+// -Remaining, -Reset: draft 06 and earlier) are not sent.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import rateLimitPlugin, { normalizeIP } from '@fastify/rate-limit';
-import { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
+import { connectRedis, MemoryCounters, RedisCounters, type Count, type CounterStore } from './rate-limit-store.ts';
 
 type Policy = 'credential' | 'address';
 
-interface Bucket {
+/** One of the two budgets, with its RateLimit-Policy header (the same on every response). */
+interface Budget {
   policy: Policy;
-  /** The counter's key: `address:<ip>`, `api_key:<id>` or `session:<id>`. */
-  key: string;
   max: number;
-  /** Who is over the limit, for the message. */
-  who: string;
+  policyHeader: string;
 }
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The bucket the store's next increment counts in (the plugin's keyGenerator and max read it). */
-    rateLimitBucket?: Bucket;
-  }
   interface FastifyContextConfig {
     /** From the spec's `x-rate-limit-cost`: units one request of this operation takes (0: not limited). */
     rateLimitCost?: number;
@@ -79,98 +73,94 @@ export function rateLimitCost(operationId: string, operation: Record<string, unk
   return cost as number;
 }
 
-/** Registers @fastify/rate-limit (no route of its own: global false) and returns the hooks. */
+/**
+ * The client address a budget counts: IPv4 as it is; IPv6 by its /64, since one host commonly
+ * holds a whole /64 and could otherwise take a fresh budget per address; IPv4 mapped into IPv6
+ * as the IPv4 address.
+ */
+export function addressOf(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  try {
+    const v6 = ipaddr.IPv6.parse(ip);
+    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+    return `${new ipaddr.IPv6([...v6.parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+  } catch {
+    return ip;
+  }
+}
+
+/** Who a counter's key stands for, in a refusal's message. */
+function whoOf(key: string): string {
+  if (key.startsWith('address:')) return `address ${key.slice('address:'.length)}`;
+  return key.startsWith('api_key:') ? 'this API key' : 'this session';
+}
+
+/** Opens the counters (in memory, or in Redis with REDIS_URL) and returns the hooks. */
 export async function registerRateLimits(app: FastifyInstance, config: Config): Promise<RateLimits> {
   const settings = config.rateLimit;
   if (!settings) return { aroundAuthentication: (authenticate) => authenticate, outsideApi: (_request, _reply, done) => done() };
 
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  if (redis)
-    app.addHook('onClose', async () => {
-      await redis.quit().catch(() => redis.disconnect());
-    });
-  await app.register(rateLimitPlugin, {
-    global: false,
-    timeWindow: settings.windowMs,
-    keyGenerator: (request) => request.rateLimitBucket!.key,
-    max: (request) => request.rateLimitBucket!.max,
-    // A store that fails is logged and the request let through (see spend), never a 500.
-    skipOnError: false,
-    cache: 10_000,
-    ...(redis ? { redis, nameSpace: settings.keyPrefix } : {}),
-  });
-  const limiter = app.createRateLimit();
+  const store: CounterStore = config.redisUrl
+    ? new RedisCounters(await connectRedis(config.redisUrl), settings.keyPrefix, settings.windowMs)
+    : new MemoryCounters(settings.windowMs);
+  app.addHook('onClose', () => store.close());
   const windowSeconds = Math.ceil(settings.windowMs / 1000);
+  const budget = (policy: Policy, max: number): Budget => ({ policy, max, policyHeader: `"${policy}";q=${max};w=${windowSeconds}` });
+  const credentialBudget = budget('credential', settings.perCredential);
+  const addressBudget = budget('address', settings.anonymous);
 
-  const addressBucket = (request: FastifyRequest): Bucket => {
-    const ip = normalizeIP(request.ip);
-    return { policy: 'address', key: `address:${ip}`, max: settings.anonymous, who: `address ${ip}` };
-  };
-
-  function announce(reply: FastifyReply, bucket: Bucket, remaining: number, resetSeconds: number): void {
-    reply.header('ratelimit-policy', `"${bucket.policy}";q=${bucket.max};w=${windowSeconds}`);
-    reply.header('ratelimit', `"${bucket.policy}";r=${remaining};t=${resetSeconds}`);
+  function announce(reply: FastifyReply, budget: Budget, count: Count): void {
+    reply.header('ratelimit-policy', budget.policyHeader);
+    reply.header('ratelimit', `"${budget.policy}";r=${count.remaining};t=${Math.ceil(count.resetMs / 1000)}`);
   }
 
-  function refuse(reply: FastifyReply, bucket: Bucket, resetSeconds: number, cost: number, remaining = 0): never {
-    const retryAfter = Math.max(1, resetSeconds);
+  function refuse(reply: FastifyReply, budget: Budget, key: string, count: Count, cost: number): never {
+    const retryAfter = Math.max(1, Math.ceil(count.resetMs / 1000));
     reply.header('retry-after', String(retryAfter));
-    const what = bucket.policy === 'address' ? ' for requests without accepted credentials' : '';
+    const what = budget.policy === 'address' ? ' for requests without accepted credentials' : '';
     const state =
-      remaining > 0
-        ? `only ${remaining} of its ${bucket.max} units per ${windowSeconds} s${what} are left and this operation costs ${cost}`
-        : `its ${bucket.max} units per ${windowSeconds} s${what} are spent${cost > 1 ? ` (this operation costs ${cost})` : ''}`;
-    throw new ApiError('RATE_LIMITED', `rate limit exceeded for ${bucket.who}: ${state}; retry after ${retryAfter} s`);
+      count.remaining > 0
+        ? `only ${count.remaining} of its ${budget.max} units per ${windowSeconds} s${what} are left and this operation costs ${cost}`
+        : `its ${budget.max} units per ${windowSeconds} s${what} are spent${cost > 1 ? ` (this operation costs ${cost})` : ''}`;
+    throw new ApiError('RATE_LIMITED', `rate limit exceeded for ${whoOf(key)}: ${state}; retry after ${retryAfter} s`);
+  }
+
+  /** Announces what is left and refuses (429) when the units did not fit; cost 0 (a read) speaks only to refuse. */
+  function settle(reply: FastifyReply, budget: Budget, key: string, count: Count, cost: number, refuseWhenOver: boolean): void {
+    if (cost === 0 && count.remaining > 0) return;
+    announce(reply, budget, count);
+    if (cost === 0 || (!count.taken && refuseWhenOver)) refuse(reply, budget, key, count, cost);
+  }
+
+  function storeFailed(request: FastifyRequest, err: unknown): void {
+    request.log.warn({ err }, 'rate-limit store unavailable; request not limited');
   }
 
   /**
-   * Takes `cost` units from the bucket and announces what is left; throws 429 unless all of them
-   * fitted (when `refuseWhenOver`). A store that fails (Redis down) lets the request through.
+   * Takes `cost` units from the counter and announces what is left; throws 429 when they did
+   * not fit (unless `refuseWhenOver` is false). Cost 0 reads: 429 only when nothing is left. A
+   * store that fails (Redis down) lets the request through. Synchronous with the in-memory
+   * store, so that a request limited in memory spends no promise on it.
    */
-  async function spend(request: FastifyRequest, reply: FastifyReply, bucket: Bucket, cost: number, refuseWhenOver = true): Promise<void> {
-    request.rateLimitBucket = bucket;
-    let results;
+  function spend(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    budget: Budget,
+    key: string,
+    cost: number,
+    refuseWhenOver = true,
+  ): void | Promise<void> {
+    let count: Count | Promise<Count>;
     try {
-      if (cost > 1 && refuseWhenOver) {
-        // A request that cannot fit is refused without spending, so it leaves what remains for cheaper ones.
-        const state = await limiter(request, { increment: false });
-        if (!state.isAllowed && state.remaining < cost) {
-          announce(reply, bucket, state.remaining, state.ttlInSeconds);
-          refuse(reply, bucket, state.ttlInSeconds, cost, state.remaining);
-        }
-      }
-      results = cost === 1 ? [await limiter(request)] : await Promise.all(Array.from({ length: cost }, () => limiter(request)));
+      count = store.take(key, cost, budget.max);
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      request.log.warn({ err }, 'rate-limit store unavailable; request not limited');
-      return;
+      return storeFailed(request, err);
     }
-    // Each increment returns the count it reached; the highest tells what is left.
-    let remaining = bucket.max;
-    let resetSeconds = windowSeconds;
-    let exceeded = false;
-    for (const result of results) {
-      if (result.isAllowed) continue; // no allow list is configured
-      if (result.remaining <= remaining) ({ remaining, ttlInSeconds: resetSeconds } = result);
-      exceeded ||= result.isExceeded;
-    }
-    announce(reply, bucket, remaining, resetSeconds);
-    if (refuseWhenOver && exceeded) refuse(reply, bucket, resetSeconds, cost);
-  }
-
-  /** Refuses (429) when the bucket has nothing left, without spending from it. */
-  async function refuseIfSpent(request: FastifyRequest, reply: FastifyReply, bucket: Bucket): Promise<void> {
-    request.rateLimitBucket = bucket;
-    let state;
-    try {
-      state = await limiter(request, { increment: false });
-    } catch (err) {
-      request.log.warn({ err }, 'rate-limit store unavailable; request not limited');
-      return;
-    }
-    if (state.isAllowed || state.remaining > 0) return;
-    announce(reply, bucket, 0, state.ttlInSeconds);
-    refuse(reply, bucket, state.ttlInSeconds, 1);
+    if (!(count instanceof Promise)) return settle(reply, budget, key, count, cost, refuseWhenOver);
+    return count.then(
+      (counted) => settle(reply, budget, key, counted, cost, refuseWhenOver),
+      (err: unknown) => storeFailed(request, err),
+    );
   }
 
   return {
@@ -179,28 +169,25 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
         const config = request.routeOptions.config;
         const cost = config.rateLimitCost ?? 1;
         if (cost === 0) return authenticate(request, reply);
-        const address = addressBucket(request);
+        const address = `address:${addressOf(request.ip)}`;
         if (!config.security?.length) {
-          await spend(request, reply, address, cost);
+          await spend(request, reply, addressBudget, address, cost);
           return authenticate(request, reply);
         }
-        await refuseIfSpent(request, reply, address);
+        await spend(request, reply, addressBudget, address, 0);
         try {
           await authenticate(request, reply);
         } catch (err) {
           if (err instanceof ApiError && (err.code === 'UNAUTHENTICATED' || err.code === 'FORBIDDEN')) {
-            await spend(request, reply, address, 1, false);
+            await spend(request, reply, addressBudget, address, 1, false);
           }
           throw err;
         }
         const principal = request.principal;
         // No credentials where they are optional: the address pays, as for a public operation.
-        if (!principal) return spend(request, reply, address, cost);
-        const bucket: Bucket =
-          principal.kind === 'api_key'
-            ? { policy: 'credential', key: `api_key:${principal.apiKeyId}`, max: settings.perCredential, who: 'this API key' }
-            : { policy: 'credential', key: `session:${principal.sessionId}`, max: settings.perCredential, who: 'this session' };
-        await spend(request, reply, bucket, cost);
+        if (!principal) return spend(request, reply, addressBudget, address, cost);
+        const key = principal.kind === 'api_key' ? `api_key:${principal.apiKeyId}` : `session:${principal.sessionId}`;
+        return spend(request, reply, credentialBudget, key, cost);
       };
     },
     outsideApi(request, reply, done) {
@@ -208,40 +195,14 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
       // a route of cost 0 (the dashboard's static files, served from memory) is not limited.
       const { config } = request.routeOptions;
       if (config.operationId || request.is404 || config.rateLimitCost === 0) return done();
-      spend(request, reply, addressBucket(request), 1).then(() => done(), done);
+      let spent: void | Promise<void>;
+      try {
+        spent = spend(request, reply, addressBudget, `address:${addressOf(request.ip)}`, 1);
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (spent) spent.then(() => done(), done);
+      else done();
     },
   };
-}
-
-/**
- * ioredis as @fastify/rate-limit expects it. Connected before the server starts (a wrong
- * REDIS_URL stops it); afterwards, commands fail at once while the connection is down (no
- * offline queue), and spend lets those requests through.
- */
-async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    enableAutoPipelining: true,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 1,
-  });
-  let lastError: Error | undefined;
-  // It reconnects on its own; the commands that fail meanwhile are logged per request.
-  redis.on('error', (err: Error) => {
-    lastError = err;
-  });
-  try {
-    await redis.connect();
-  } catch (err) {
-    redis.disconnect();
-    throw new Error(`REDIS_URL: cannot connect to ${redactedUrl(url)}: ${(lastError ?? (err as Error)).message}`);
-  }
-  return redis;
-}
-
-function redactedUrl(raw: string): string {
-  const url = new URL(raw);
-  if (url.password) url.password = '***';
-  return url.toString();
 }
