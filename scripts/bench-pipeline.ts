@@ -11,7 +11,8 @@
 // one run of a few seconds to the next, so many short rounds and their median say more than a few
 // long ones. Figures to read, never assertions.
 //   BENCH_CONNECTIONS (50), BENCH_DURATION_S (4), BENCH_ROUNDS (6), BENCH_PATH (the gig read),
-//   BENCH_CPU_PROF=1: the server writes a CPU profile (node --cpu-prof) into ./profiles/;
+//   BENCH_CPU_PROF=1: the server and the bare route write CPU profiles (node --cpu-prof) into
+//   ./profiles/ (the bare route's named bare-*.cpuprofile), to compare where each spends its time;
 //   BENCH_NODE_ARGS: flags for the server's node (e.g. --max-semi-space-size=4).
 // Last, bytes each process allocates per request over BENCH_ALLOC_REQUESTS (20,000) requests
 // (scripts/bench-alloc-probe.ts): unlike CPU time, a figure that repeats from run to run here.
@@ -107,11 +108,11 @@ async function main() {
     await database.close();
 
     const port = await freePort();
-    const nodeArgs = [
-      ...ALLOC_PROBE,
-      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'profiles')}`] : []),
-    ];
+    const cpuProfile = (prefix: string) =>
+      process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'profiles')}`, `--cpu-prof-name=${prefix}-\${pid}.cpuprofile`]
+        : [];
+    const nodeArgs = [...ALLOC_PROBE, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...cpuProfile('server')];
     server = await startServer({ ...fresh.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', BENCH_ALLOC_DIR: allocDir }, port, {
       nodeArgs,
       stdout: 'ignore',
@@ -127,7 +128,7 @@ async function main() {
     const gigId = ((await created.json()) as { id: string }).id;
 
     const barePort = await freePort();
-    bare = spawn(process.execPath, [...ALLOC_PROBE, path.join(ROOT, 'scripts/bench-pipeline-bare.ts')], {
+    bare = spawn(process.execPath, [...ALLOC_PROBE, ...cpuProfile('bare'), path.join(ROOT, 'scripts/bench-pipeline-bare.ts')], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: fresh.url, PORT: String(barePort), BENCH_ALLOC_DIR: allocDir },
       stdio: ['ignore', 'inherit', 'inherit'],

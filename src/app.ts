@@ -18,7 +18,7 @@ import { keepRawJsonBodies, refuseResponseOnlyBodies } from './http/raw-body.ts'
 import { RequestLogController, loggerOptions } from './http/logging.ts';
 import { lazySerializers } from './http/serialization.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
-import { registerSecurityHeaders } from './http/security-headers.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { readUploads, uploadFieldsOf } from './http/uploads.ts';
 import { UPLOAD_MAX_BYTES } from './domain/uploads.ts';
 import { registerMcpRoute } from './mcp/http.ts';
@@ -26,6 +26,7 @@ import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { registerSpecRoutes } from './http/spec-routes.ts';
+import { addRouteHook } from './http/route-hooks.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -39,9 +40,6 @@ function withActingCredential(handler: Handler): Handler {
     return credential ? runActing(credential, () => handler(request, reply)) : handler(request, reply);
   };
 }
-
-/** A route's own hooks of one kind, as a list (Fastify takes one function or an array). */
-const hooksOf = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -73,15 +71,16 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   // Hooks that run on every request are synchronous where they can be: an async one costs a promise.
+  // Before anything else may answer: errors and unknown routes carry them too.
+  const security = securityHeaders({ production: config.nodeEnv === 'production' });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    reply.headers(security);
     done();
   });
   app.addHook('preValidation', refuseNulCharacters);
-  await registerSecurityHeaders(app, { production: config.nodeEnv === 'production' });
-  // Rate limits (src/http/rate-limit.ts): routes outside the API here; the API's around authentication.
+  // Rate limits (src/http/rate-limit.ts): routes outside the API get theirs as they are registered; the API's go around authentication.
   const limits = await registerRateLimits(app, config);
-  app.addHook('onRequest', limits.outsideApi);
 
   keepRawJsonBodies(app);
   refuseResponseOnlyBodies(app);
@@ -108,12 +107,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // The other steps only on the operations they apply to, so a read runs none of them.
     api.addHook('onRoute', (route) => {
       const { config } = route;
-      if (config?.requestBody) route.preValidation = [...hooksOf(route.preValidation), checkRequestBody];
-      if (config?.upload) route.preValidation = [...hooksOf(route.preValidation), readUploads];
+      if (config?.requestBody) addRouteHook(route, 'preValidation', checkRequestBody);
+      if (config?.upload) addRouteHook(route, 'preValidation', readUploads);
       if (route.method === 'POST') {
-        route.preHandler = [...hooksOf(route.preHandler), idempotency.preHandler];
-        route.onSend = [...hooksOf(route.onSend), idempotency.onSend];
-        route.onResponse = [...hooksOf(route.onResponse), idempotency.onResponse];
+        addRouteHook(route, 'preHandler', idempotency.preHandler);
+        addRouteHook(route, 'onSend', idempotency.onSend);
+        addRouteHook(route, 'onResponse', idempotency.onResponse);
       }
     });
     await registerSpecRoutes(api, spec, (operationId) => {

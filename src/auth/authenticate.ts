@@ -87,13 +87,38 @@ export function checkSameOrigin(request: FastifyRequest, publicUrl: string): voi
   }
 }
 
+type Security = Record<string, string[]>[];
+
+interface Accepts {
+  key: boolean;
+  session: boolean;
+  /** `{}` among the alternatives: credentials are optional. */
+  anonymous: boolean;
+}
+
+/** What a route's security requirement accepts, worked out once per route rather than per request. */
+const acceptsOfRoute = new WeakMap<Security, Accepts>();
+function acceptsOf(security: Security): Accepts {
+  let accepts = acceptsOfRoute.get(security);
+  if (!accepts) {
+    const schemes = security.flatMap((s) => Object.keys(s));
+    accepts = {
+      key: schemes.some((s) => KEY_SCHEMES.has(s)),
+      session: schemes.includes(SESSION_SCHEME),
+      anonymous: security.some((s) => Object.keys(s).length === 0),
+    };
+    acceptsOfRoute.set(security, accepts);
+  }
+  return accepts;
+}
+
 export function authenticateHook(db: Db, keys: ApiKeyCache, options: { publicUrl: string; sessionCookie: string }) {
   const { publicUrl, sessionCookie } = options;
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     request.principal = null;
     const security = request.routeOptions.config.security;
     if (!security || security.length === 0) return; // public route
-    const schemes = new Set(security.flatMap((s) => Object.keys(s)));
+    const accepts = acceptsOf(security);
     const key = presentedKey(request);
     if (key === null) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
     let principal: Principal | undefined;
@@ -102,10 +127,10 @@ export function authenticateHook(db: Db, keys: ApiKeyCache, options: { publicUrl
     if (!principal) {
       // `{}` among the alternatives: credentials are optional (the operation answers anonymous
       // callers as it answers anyone it shows nothing: GET /api/profile/{userId}/resume).
-      if (security.some((s) => Object.keys(s).length === 0)) return;
+      if (accepts.anonymous) return;
       throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
     }
-    const allowed = principal.kind === 'session' ? schemes.has(SESSION_SCHEME) : [...schemes].some((s) => KEY_SCHEMES.has(s));
+    const allowed = principal.kind === 'session' ? accepts.session : accepts.key;
     if (!allowed) {
       throw principal.kind === 'api_key'
         ? forbidden('this operation needs a browser session; an API key cannot do it')

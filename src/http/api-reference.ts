@@ -5,10 +5,11 @@
 // imported on the first request under /docs, into a Fastify instance of its own, and our routes
 // hand each request to it in-process (inject). The app's hooks (security headers, logging, the
 // request id) run on our routes as for any other.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import Fastify from 'fastify';
+import { contentSecurityPolicy } from './security-headers.ts';
 
-export const API_REFERENCE_PREFIX = '/docs';
+const API_REFERENCE_PREFIX = '/docs';
 /** The spec the page reads (served by src/app.ts). */
 const SPEC_URL = '/openapi.json';
 
@@ -32,6 +33,26 @@ function loadReference(): Promise<FastifyInstance> {
   return reference;
 }
 
+/** Scalar's page: its bundle and an inline start-up script, inline styles, fonts and images it fetches. */
+const DOCS_CSP = contentSecurityPolicy({
+  'default-src': ["'self'"],
+  'script-src': ["'self'", "'unsafe-inline'"],
+  'style-src': ["'self'", "'unsafe-inline'", 'https:'],
+  'font-src': ["'self'", 'data:', 'https:'],
+  'img-src': ["'self'", 'data:', 'https:'],
+  'connect-src': ["'self'"],
+  'worker-src': ["'self'", 'blob:'],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"],
+});
+
+/** In place of the API's CSP, set before (src/app.ts), so that errors under /docs carry it too. */
+const docsPolicy: onRequestHookHandler = (_request, reply, done) => {
+  reply.header('content-security-policy', DOCS_CSP);
+  done();
+};
+
 /** Hop-by-hop and framing headers are the outer reply's own business. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
 
@@ -46,6 +67,6 @@ export function registerApiReference(app: FastifyInstance): void {
     }
     return reply.code(response.statusCode).send(response.rawPayload);
   };
-  app.get(API_REFERENCE_PREFIX, forward);
-  app.get(`${API_REFERENCE_PREFIX}/*`, forward);
+  app.get(API_REFERENCE_PREFIX, { onRequest: docsPolicy }, forward);
+  app.get(`${API_REFERENCE_PREFIX}/*`, { onRequest: docsPolicy }, forward);
 }

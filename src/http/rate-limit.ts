@@ -16,9 +16,9 @@
 //      take), take 1 from the address budget and answer the refusal;
 //   4. take the operation's cost from the credential's budget, 429 when spent (from the address's
 //      when credentials are optional and none came: security `{}`, the resume download).
-// Routes outside the API (browser pages, /docs) spend 1 from the address budget in a root
-// onRequest hook (outsideApi), but for the dashboard's static files (rateLimitCost 0); unknown
-// paths are answered 404 without it, having cost nothing. An operation whose cost is 0 (GET /api/health, polled
+// Routes outside the API (browser pages, /docs) spend 1 from the address budget in an onRequest
+// hook of their own, attached as they are registered, but for the dashboard's static files
+// (rateLimitCost 0); unknown paths are answered 404 without it, having cost nothing. An operation whose cost is 0 (GET /api/health, polled
 // by load balancers) is not limited at all.
 //
 // Cost: an operation's `x-rate-limit-cost` in openapi.yaml (default 1), put in the route config
@@ -35,6 +35,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
+import { addRouteHook } from './route-hooks.ts';
 import { connectRedis, MemoryCounters, RedisCounters, type Count, type CounterStore } from './rate-limit-store.ts';
 
 type Policy = 'credential' | 'address';
@@ -58,8 +59,6 @@ type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 export interface RateLimits {
   /** Wraps the API's authentication hook with the steps above. */
   aroundAuthentication(authenticate: Hook): Hook;
-  /** A root onRequest hook: routes outside the API spend 1 from their address's budget (synchronous for the others). */
-  outsideApi(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
 }
 
 const MAX_COST = 100;
@@ -95,10 +94,13 @@ function whoOf(key: string): string {
   return key.startsWith('api_key:') ? 'this API key' : 'this session';
 }
 
-/** Opens the counters (in memory, or in Redis with REDIS_URL) and returns the hooks. */
+/**
+ * Opens the counters (in memory, or in Redis with REDIS_URL), limits the routes outside the API as
+ * they are registered (call it before them), and returns the API's hook.
+ */
 export async function registerRateLimits(app: FastifyInstance, config: Config): Promise<RateLimits> {
   const settings = config.rateLimit;
-  if (!settings) return { aroundAuthentication: (authenticate) => authenticate, outsideApi: (_request, _reply, done) => done() };
+  if (!settings) return { aroundAuthentication: (authenticate) => authenticate };
 
   const store: CounterStore = config.redisUrl
     ? new RedisCounters(await connectRedis(config.redisUrl), settings.keyPrefix, settings.windowMs)
@@ -163,6 +165,25 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     );
   }
 
+  /** Routes outside the API spend 1 from their address's budget. */
+  function outsideApi(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    let spent: void | Promise<void>;
+    try {
+      spent = spend(request, reply, addressBudget, `address:${addressOf(request.ip)}`, 1);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (spent) spent.then(() => done(), done);
+    else done();
+  }
+  // The API's operations are counted by its own hook (operationId); a route of cost 0 (the
+  // dashboard's static files, served from memory) is not limited. Registered routes only: an
+  // unknown path is answered 404 with no work done.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.operationId && route.config?.rateLimitCost !== 0) addRouteHook(route, 'onRequest', outsideApi);
+  });
+
   return {
     aroundAuthentication(authenticate) {
       return async function limitedAuthentication(request, reply) {
@@ -189,20 +210,6 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
         const key = principal.kind === 'api_key' ? `api_key:${principal.apiKeyId}` : `session:${principal.sessionId}`;
         return spend(request, reply, credentialBudget, key, cost);
       };
-    },
-    outsideApi(request, reply, done) {
-      // The API's own hook counts its operations; an unknown path is answered 404 with no work done;
-      // a route of cost 0 (the dashboard's static files, served from memory) is not limited.
-      const { config } = request.routeOptions;
-      if (config.operationId || request.is404 || config.rateLimitCost === 0) return done();
-      let spent: void | Promise<void>;
-      try {
-        spent = spend(request, reply, addressBudget, `address:${addressOf(request.ip)}`, 1);
-      } catch (err) {
-        return done(err as Error);
-      }
-      if (spent) spent.then(() => done(), done);
-      else done();
     },
   };
 }

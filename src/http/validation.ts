@@ -114,6 +114,7 @@ export async function checkRequestBody(request: FastifyRequest): Promise<void> {
  * a body may nest deeper than the stack goes before its schema is checked.
  */
 function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return typeof value === 'string' && value.includes('\u0000') ? path : undefined;
   const pending: [unknown, string][] = [[value, path]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, at] = next;
