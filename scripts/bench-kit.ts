@@ -79,15 +79,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * The server as production runs it (`npm start`: node with SERVER_NODE_ARGS, its own process), answering
  * /api/health; `env` adds to (or overrides) the bench defaults below. `nodeArgs` go before the
- * script (e.g. `--cpu-prof`), `stdout: 'ignore'` drops its log (the cost of writing it stays).
+ * script (e.g. `--cpu-prof`), `stdout: 'ignore'` drops its log (the cost of writing it stays);
+ * `root` runs another checkout's server.
  */
 export async function startServer(
   env: Record<string, string>,
   port: number,
-  options: { nodeArgs?: string[]; stdout?: 'inherit' | 'ignore' } = {},
+  options: { nodeArgs?: string[]; stdout?: 'inherit' | 'ignore'; root?: string } = {},
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...(options.nodeArgs ?? []), path.join(ROOT, 'src/server.ts')], {
-    cwd: ROOT,
+  // `root`: another checkout's server (bench:ab), run from there.
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...(options.nodeArgs ?? []), path.join(root, 'src/server.ts')], {
+    cwd: root,
     env: {
       ...SERVER_ENV,
       ...process.env,

@@ -21,73 +21,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { freePort, freshDatabase, quantile, startServer, stopServer, untilHealthy } from './bench-kit.ts';
+import { ALLOC_PROBE, ALLOC_REQUESTS, allocatedPerRequest, CONNECTIONS, type Figures, load } from './bench-load.ts';
 import { migrate } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const WARMUP_S = 2;
-const ALLOC_REQUESTS = Number(process.env.BENCH_ALLOC_REQUESTS ?? 20_000);
-const ALLOC_PROBE = ['--import', path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench-alloc-probe.ts')];
-
-interface Figures {
-  rps: number;
-  /** CPU time (user + system) the serving process spent per request, in microseconds; NaN off Linux. */
-  cpuUs: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
-}
-
-/**
- * CPU seconds a process has used so far (utime + stime from /proc/<pid>/stat, in clock ticks of
- * 1/100 s): the cost per request, which the machine's other load (autocannon, Postgres) does not move.
- */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-async function load(url: string, headers: Record<string, string>, pid?: number, duration = DURATION_S): Promise<Figures> {
-  const cpuBefore = cpuSeconds(pid);
-  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers });
-  const cpu = cpuSeconds(pid) - cpuBefore;
-  return {
-    rps: result.requests.average,
-    cpuUs: (cpu * 1e6) / Math.max(result.requests.total, 1),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
-}
 
 const row = (label: string, f: Figures) =>
   `${label.padEnd(10)} ${f.rps.toFixed(0).padStart(7)} req/s   ${f.cpuUs.toFixed(0).padStart(4)} µs CPU/req   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`;
-
-/** Bytes the process allocated per request over ALLOC_REQUESTS requests (scripts/bench-alloc-probe.ts). */
-async function allocatedPerRequest(child: ChildProcess, url: string, headers: Record<string, string>, dir: string): Promise<number> {
-  const file = path.join(dir, `${child.pid}.json`);
-  child.kill('SIGUSR1');
-  await autocannon({ url, connections: 10, amount: ALLOC_REQUESTS, headers });
-  child.kill('SIGUSR2');
-  for (let waited = 0; !fs.existsSync(file); waited += 50) {
-    if (waited > 10_000) throw new Error(`no allocation figure from process ${child.pid}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const { allocated } = JSON.parse(fs.readFileSync(file, 'utf8')) as { allocated: number };
-  return allocated / ALLOC_REQUESTS;
-}
 
 async function main() {
   if (!process.env.DATABASE_URL) {
@@ -149,11 +94,11 @@ async function main() {
       let a: Figures;
       let b: Figures;
       if (round % 2) {
-        b = await load(bareUrl, {}, bare.pid);
-        a = await load(appUrl, auth, server.pid);
+        b = await load(bareUrl, {}, bare.pid, DURATION_S);
+        a = await load(appUrl, auth, server.pid, DURATION_S);
       } else {
-        a = await load(appUrl, auth, server.pid);
-        b = await load(bareUrl, {}, bare.pid);
+        a = await load(appUrl, auth, server.pid, DURATION_S);
+        b = await load(bareUrl, {}, bare.pid, DURATION_S);
       }
       console.log(`round ${round}`);
       console.log(row('  bare', b));
