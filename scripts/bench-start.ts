@@ -1,22 +1,28 @@
-// npm run bench:start — cold start and memory. Cold start: from spawning `node src/server.ts` on an
-// existing embedded database (PGlite under a DATA_DIR made and migrated by a first start) to its
-// first 200 from /api/health, BENCH_STARTS times, beside the baseline in the same run: a process
+// npm run bench:start — cold start and memory, each beside its baseline in the same run: a process
 // that only opens the same PGlite directory and answers /api/health with a bare Fastify
-// (scripts/bench-start-bare.ts). Memory: the server's resident set once healthy, 3 s later, and after
-// BENCH_REQUESTS authenticated reads (GET /api/gigs, GET /api/gigs/{id}, GET /api/profile/me),
-// read from /proc. Figures to read, never assertions.
+// (scripts/bench-start-bare.ts), started with the same node flags and environment as the server.
+// Cold start: from spawning `node src/server.ts` on an existing embedded database (PGlite under a
+// DATA_DIR made and migrated by a first start) to its first 200 from /api/health, BENCH_STARTS
+// times (0 skips it). Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from
+// /proc) once healthy, 3 s later, then 1 s and 30 s after a load of BENCH_REQUESTS reads
+// (autocannon, 10 connections: GET /api/gigs, GET /api/gigs/{id}, GET /api/profile/me,
+// authenticated; the bare process gets as many /api/health). 30 s: V8's memory reducer gives back
+// the young generation's pages some 20 s after a load ends. Figures to read, never assertions.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SERVER_ENV, SERVER_NODE_ARGS, freePort, quantile, startServer, stopServer, untilHealthy } from './bench-kit.ts';
+import autocannon from 'autocannon';
+import { SERVER_ENV, SERVER_NODE_ARGS, freePort, quantile, stopServer, untilHealthy } from './bench-kit.ts';
 import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const MEMORY_RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resident set of a process in MB, from /proc (Linux). */
 function rssMb(pid: number): number {
@@ -30,6 +36,77 @@ async function timeToHealthy(start: (port: number) => ChildProcess): Promise<{ m
   const child = start(port);
   await untilHealthy(child, port);
   return { ms: performance.now() - started, child, port };
+}
+
+interface Resident {
+  healthy: number;
+  settled: number;
+  loaded: number;
+  rested: number;
+}
+
+/** Starts the process, loads it with REQUESTS reads cycling over the paths, and reads its resident set on the way. */
+async function residentUnderLoad(
+  start: (port: number) => ChildProcess,
+  paths: string[],
+  headers: Record<string, string>,
+): Promise<Resident> {
+  const { child, port } = await timeToHealthy(start);
+  try {
+    const healthy = rssMb(child.pid!);
+    // V8 is still compiling PGlite's WebAssembly in the background when the first 200 arrives.
+    await sleep(3000);
+    const settled = rssMb(child.pid!);
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections: 10,
+      amount: REQUESTS,
+      headers,
+      requests: paths.map((p) => ({ path: p })),
+    });
+    if (result.non2xx || result.errors) console.error(`${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
+    await sleep(1000);
+    const loaded = rssMb(child.pid!);
+    await sleep(29_000);
+    return { healthy, settled, loaded, rested: rssMb(child.pid!) };
+  } finally {
+    await stopServer(child);
+  }
+}
+
+/** A gig to read: posted through a server of its own (then stopped), as a client would. */
+async function aGig(server: (port: number) => ChildProcess, apiKey: string): Promise<string> {
+  const { child, port } = await timeToHealthy(server);
+  try {
+    const created = await fetch(`http://127.0.0.1:${port}/api/gigs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Build a Rust CLI', tags: ['rust'] }),
+    });
+    return ((await created.json()) as { id: string }).id;
+  } finally {
+    await stopServer(child);
+  }
+}
+
+async function coldStarts(server: (port: number) => ChildProcess, bare: (port: number) => ChildProcess) {
+  const times = { server: [] as number[], bare: [] as number[] };
+  for (let i = 0; i < STARTS; i++) {
+    for (const [name, start] of [
+      ['server', server],
+      ['bare', bare],
+    ] as const) {
+      const run = await timeToHealthy(start);
+      times[name].push(run.ms);
+      await stopServer(run.child);
+    }
+  }
+  const median = (xs: number[]) => quantile(xs, 0.5);
+  const ms = (x: number) => `${x.toFixed(0).padStart(6)} ms`;
+  console.log(`cold start to a healthy /api/health on an existing PGlite database, ${STARTS} starts each (median, min):`);
+  console.log(`  server   ${ms(median(times.server))}  ${ms(Math.min(...times.server))}  (target < 3000 ms)`);
+  console.log(`  bare     ${ms(median(times.bare))}  ${ms(Math.min(...times.bare))}  (PGlite open + Fastify)`);
+  console.log(`  server / bare: ${(median(times.server) / median(times.bare)).toFixed(2)}x`);
 }
 
 async function main() {
@@ -54,74 +131,51 @@ async function main() {
           HOST: '127.0.0.1',
           PORT: String(port),
           EMBEDDINGS_URL: '',
+          // The load is 20,000 reads from one address and one key.
+          RATE_LIMIT_PER_MINUTE: '100000000',
+          RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
         },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     const bare = (port: number) =>
-      spawn(process.execPath, [path.join(ROOT, 'scripts/bench-start-bare.ts')], {
+      spawn(process.execPath, [...SERVER_NODE_ARGS, path.join(ROOT, 'scripts/bench-start-bare.ts')], {
         cwd: ROOT,
-        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) },
+        env: { ...SERVER_ENV, ...process.env, DATA_DIR: dataDir, PORT: String(port) },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     // A first start of each: the server's spec cache and the OS's file cache are warm, as on any restart.
     for (const start of [server, bare]) await stopServer((await timeToHealthy(start)).child);
+    if (STARTS > 0) await coldStarts(server, bare);
+    if (MEMORY_RUNS <= 0) return;
 
-    const times = { server: [] as number[], bare: [] as number[] };
-    const rss = { server: 0, bare: 0 };
-    for (let i = 0; i < STARTS; i++) {
-      for (const [name, start] of [
-        ['server', server],
-        ['bare', bare],
-      ] as const) {
-        const run = await timeToHealthy(start);
-        times[name].push(run.ms);
-        rss[name] = rssMb(run.child.pid!);
-        await stopServer(run.child);
-      }
-    }
-    const median = (xs: number[]) => quantile(xs, 0.5);
-    console.log(`cold start to a healthy /api/health on an existing PGlite database, ${STARTS} starts each (median, min):`);
-    console.log(
-      `  server   ${median(times.server).toFixed(0).padStart(6)} ms  ${Math.min(...times.server)
-        .toFixed(0)
-        .padStart(6)} ms  (target < 3000 ms)`,
-    );
-    console.log(
-      `  bare     ${median(times.bare).toFixed(0).padStart(6)} ms  ${Math.min(...times.bare)
-        .toFixed(0)
-        .padStart(6)} ms  (PGlite open + Fastify)`,
-    );
-    console.log(`  server / bare: ${(median(times.server) / median(times.bare)).toFixed(2)}x`);
-
-    // Memory: healthy, then after a load of reads.
-    const port = await freePort();
-    const child = await startServer(env, port, { stdout: 'ignore' });
-    try {
-      const base = `http://127.0.0.1:${port}`;
-      const auth = { authorization: `Bearer ${user.apiKey}` };
-      const healthy = rssMb(child.pid!);
-      // V8 is still compiling PGlite's WebAssembly in the background when the first 200 arrives.
-      await new Promise((r) => setTimeout(r, 3000));
-      const settled = rssMb(child.pid!);
-      const created = await fetch(`${base}/api/gigs`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: 'Build a Rust CLI', tags: ['rust'] }),
+    // Memory: each run starts both processes afresh, so what start-up leaves behind is measured too.
+    const gigId = await aGig(server, user.apiKey);
+    const runs: { server: Resident; bare: Resident }[] = [];
+    for (let i = 0; i < MEMORY_RUNS; i++) {
+      const serverPaths = ['/api/gigs', `/api/gigs/${gigId}`, '/api/profile/me'];
+      runs.push({
+        server: await residentUnderLoad(server, serverPaths, { authorization: `Bearer ${user.apiKey}` }),
+        bare: await residentUnderLoad(bare, ['/api/health'], {}),
       });
-      const gigId = ((await created.json()) as { id: string }).id;
-      const paths = ['/api/gigs', `/api/gigs/${gigId}`, '/api/profile/me'];
-      for (let i = 0; i < REQUESTS; i += 10) {
-        await Promise.all(
-          Array.from({ length: 10 }, async (_, j) =>
-            (await fetch(`${base}${paths[(i + j) % paths.length]}`, { headers: auth })).arrayBuffer(),
-          ),
-        );
-      }
-      console.log(
-        `\nresident set: ${healthy.toFixed(0)} MB once healthy, ${settled.toFixed(0)} MB 3 s later, ${rssMb(child.pid!).toFixed(0)} MB after ${REQUESTS} reads (target < 250 MB); the bare process: ${rss.bare.toFixed(0)} MB once healthy`,
+    }
+    const mb = (x: number) => `${x.toFixed(0).padStart(4)} MB`;
+    const line = (label: string, r: Resident) =>
+      `  ${label.padEnd(8)} ${mb(r.healthy)}  ${mb(r.settled)}  ${mb(r.loaded)}  ${mb(r.rested)}`;
+    console.log(`\nresident set (VmRSS) on PGlite, ${MEMORY_RUNS} runs; ${REQUESTS} reads each (target < 250 MB after the load):`);
+    console.log(`           healthy   3 s later  1 s after   30 s after`);
+    for (const [i, run] of runs.entries()) {
+      console.log(line(`server ${i + 1}`, run.server));
+      console.log(line(`bare ${i + 1}`, run.bare));
+    }
+    const med = (pick: (r: Resident) => number, who: 'server' | 'bare') =>
+      quantile(
+        runs.map((r) => pick(r[who])),
+        0.5,
       );
-    } finally {
-      await stopServer(child);
+    for (const who of ['server', 'bare'] as const) {
+      console.log(
+        `  median ${who.padEnd(6)}: ${mb(med((r) => r.settled, who))} 3 s after healthy, ${mb(med((r) => r.loaded, who))} 1 s after the load, ${mb(med((r) => r.rested, who))} 30 s after`,
+      );
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,10 +9,10 @@
 // The lifecycle applies it through its one webhook-event path and stores the outcome, exactly as
 // for Stripe. parseWebhook also works, with Stripe-shaped events signed by signWebhook.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import Stripe from 'stripe';
 import { ApiError } from '../errors.ts';
 import { PaymentProviderError, type CreatePaymentInput, type Payment, type PaymentProvider, type ProviderEvent } from './provider.ts';
 import { mapStripeEvent, verifyStripeSignature, WEBHOOK_TOLERANCE_SECONDS } from './stripe.ts';
+import { stripeSdk } from './stripe-sdk.ts';
 
 export const SANDBOX_PREFIX = {
   account: 'acct_sandbox_',
@@ -208,7 +208,7 @@ export function createSandboxProvider(options: SandboxOptions): SandboxPaymentPr
     milestoneIdOf,
 
     signWebhook(payload, timestamp = Math.floor(Date.now() / 1000)) {
-      return Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret, timestamp });
+      return stripeSdk().webhooks.generateTestHeaderString({ payload, secret: webhookSecret, timestamp });
     },
   };
 }

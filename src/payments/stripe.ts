@@ -2,7 +2,7 @@
 // for worker KYC, a PaymentIntent per milestone, a transfer per payout, a refund per disputed
 // milestone given back to the client, signed webhooks.
 // Separate charges and transfers: the platform charges the client, then transfers to the worker.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { StripeSettings } from '../config.ts';
 import {
   PaymentProviderError,
@@ -16,6 +16,7 @@ import {
   type ProviderFailure,
   type ProviderName,
 } from './provider.ts';
+import { stripeSdk } from './stripe-sdk.ts';
 
 /** Stripe's own default: a signature older than five minutes is a replay. */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -94,13 +95,14 @@ export function verifyStripeSignature(
   if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) {
     throw new WebhookSignatureError('the raw request body is needed to verify the signature');
   }
+  const { webhooks, errors } = stripeSdk();
   let failure = 'the signature does not match';
   for (const secret of secrets) {
     try {
-      return Stripe.webhooks.constructEvent(rawBody, header, secret, toleranceSeconds);
+      return webhooks.constructEvent(rawBody, header, secret, toleranceSeconds);
     } catch (error) {
       if (error instanceof SyntaxError) throw new WebhookSignatureError('the body is not JSON'); // signed, but not an event
-      if (!(error instanceof Stripe.errors.StripeSignatureVerificationError)) throw error;
+      if (!(error instanceof errors.StripeSignatureVerificationError)) throw error;
       if (/tolerance/i.test(error.message)) failure = 'the timestamp is too old';
       else if (/extract/i.test(error.message)) failure = 'the header is malformed';
     }
@@ -109,7 +111,7 @@ export function verifyStripeSignature(
 }
 
 function classify(error: InstanceType<typeof Stripe.errors.StripeError>): ProviderFailure {
-  const E = Stripe.errors;
+  const E = stripeSdk().errors;
   if (error instanceof E.StripeConnectionError) {
     const detail = error.detail as { code?: string } | undefined;
     return detail?.code === 'ETIMEDOUT' || /timeout/i.test(error.message) ? 'timeout' : 'unreachable';
@@ -131,7 +133,8 @@ export interface StripeProviderOptions {
 
 export function createStripeProvider(settings: StripeSettings, options: StripeProviderOptions = {}): StripePaymentProvider {
   const name = 'stripe' satisfies ProviderName;
-  const stripe = new Stripe(settings.secretKey, {
+  const Sdk = stripeSdk();
+  const stripe = new Sdk(settings.secretKey, {
     ...(settings.api ?? {}),
     timeout: settings.timeoutMs,
     maxNetworkRetries: settings.maxNetworkRetries,
@@ -144,7 +147,7 @@ export function createStripeProvider(settings: StripeSettings, options: StripePr
     try {
       return await fn();
     } catch (error) {
-      if (!(error instanceof Stripe.errors.StripeError)) throw error;
+      if (!(error instanceof Sdk.errors.StripeError)) throw error;
       throw new PaymentProviderError({ provider: name, operation, failure: classify(error), providerCode: error.code, cause: error });
     }
   }
