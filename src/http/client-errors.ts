@@ -1,10 +1,14 @@
 // Errors Node's HTTP parser raises before Fastify sees a request (malformed HTTP, headers over the
 // 16 KB limit, a request too slow to arrive): answered on the socket with the same envelope as
 // every other error, instead of Fastify's default body.
-import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { envelope } from '../errors.ts';
+
+// Required, not imported: an ES import of node:http builds its namespace from every export, and
+// reading the lazy WebSocket ones loads Node's bundled undici (~1 MB of heap) in every process.
+const http = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 interface ClientError extends Error {
   code?: string;
