@@ -5,7 +5,9 @@
 // and prints each one's requests per second and CPU time per request with the medians and the
 // ratio, then the heap each allocates per request (scripts/bench-alloc-probe.ts). For a change
 // too small for bench:pipeline's noise to show: both servers see the same machine in each round.
-// The other checkout needs its own node_modules (npm ci there). Figures to read, never assertions.
+// The other checkout needs its own node_modules (npm ci there). BENCH_NODE_ARGS: node flags for
+// this checkout's server only (the same code on both sides then compares the flags). Figures to
+// read, never assertions.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,7 +43,8 @@ async function main() {
     for (const [i, server] of servers.entries()) {
       const port = await freePort();
       const env = { ...fresh.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', BENCH_ALLOC_DIR: allocDir };
-      server.child = await startServer(env, port, { nodeArgs: ALLOC_PROBE, stdout: 'ignore', root: i === 0 ? ROOT : other });
+      const flags = i === 0 ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+      server.child = await startServer(env, port, { nodeArgs: [...ALLOC_PROBE, ...flags], stdout: 'ignore', root: i === 0 ? ROOT : other });
       server.url = `http://127.0.0.1:${port}`;
     }
     const created = await fetch(`${servers[0]!.url}/api/gigs`, {

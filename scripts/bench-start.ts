@@ -22,6 +22,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const MEMORY_RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3);
+/** BENCH_NODE_ARGS: node flags for the server only, after npm start's (e.g. --max-semi-space-size=8). */
+const SERVER_ARGS = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resident set of a process in MB, from /proc (Linux). */
@@ -120,7 +122,7 @@ async function main() {
     await database.close();
 
     const server = (port: number) =>
-      spawn(process.execPath, [...SERVER_NODE_ARGS, path.join(ROOT, 'src/server.ts')], {
+      spawn(process.execPath, [...SERVER_ARGS, path.join(ROOT, 'src/server.ts')], {
         cwd: ROOT,
         env: {
           ...SERVER_ENV,
