@@ -71,7 +71,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   // Hooks that run on every request are synchronous where they can be: an async one costs a promise.
-  // Before anything else may answer: errors and unknown routes carry them too.
+  // The request id and the security headers come first, so that errors and unknown routes carry them too.
   const security = securityHeaders({ production: config.nodeEnv === 'production' });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
