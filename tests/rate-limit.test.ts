@@ -1,9 +1,10 @@
 // Rate limits (OWASP API4) over HTTP against real servers with small limits and a 3 s window:
 // per credential, per client address for anonymous and failed requests (refused before any
-// database query), costs from the spec, the RateLimit headers, the window's reset, and counters
-// shared through Redis by two servers. Clients are told apart by X-Forwarded-For (TRUST_PROXY
+// database query), costs from the spec, the RateLimit headers, the window's reset, counters
+// shared through Redis by two servers, and requests let through while Redis is unreachable. Clients are told apart by X-Forwarded-For (TRUST_PROXY
 // trusts the test's own 127.0.0.1), so each test uses addresses of its own.
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Redis } from 'ioredis';
 import Fastify from 'fastify';
@@ -386,6 +387,65 @@ describe.skipIf(!runWithRedis)(redisTitle('with REDIS_URL'), () => {
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
       await Promise.all([a.close(), b?.close()]);
+    }
+  });
+
+  it('lets requests through, unannounced, while Redis is unreachable, and counts again once it is back', async () => {
+    expect(redisReachable, `no Redis answers at ${redisUrl} (set REDIS_TEST_URL)`).toBe(true);
+    // Redis behind a TCP relay of our own, so that the test can take it away and bring it back.
+    const target = new URL(redisUrl);
+    const sockets = new Set<Socket>();
+    const relay = createServer((client) => {
+      const upstream = connect(Number(target.port || 6379), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const relayPort = (relay.address() as AddressInfo).port;
+    const relayUrl = new URL(redisUrl);
+    relayUrl.hostname = '127.0.0.1';
+    relayUrl.port = String(relayPort);
+    const prefix = `gigmarket-test:${randomBytes(6).toString('hex')}:`;
+    const server = await startTestServer({ ...LIMITS, REDIS_URL: relayUrl.toString(), RATE_LIMIT_PREFIX: prefix });
+    const redis = new Redis(redisUrl);
+    try {
+      const { apiKey, apiKeyId } = await server.user('Through an outage');
+      const address = newAddress();
+      const first = await call(server, '/api/keys/verify', address, { apiKey });
+      expect(first.status).toBe(200);
+      expect(field(first.headers.get('ratelimit')).r).toBe(String(PER_CREDENTIAL - 1));
+
+      // Redis goes away: nothing is counted, nothing is refused, no budget is announced.
+      relay.close();
+      for (const s of sockets) s.destroy();
+      for (let i = 0; i < PER_CREDENTIAL + 2; i++) {
+        const res = await call(server, '/api/keys/verify', address, { apiKey });
+        expect(res.status, `request ${i + 1} during the outage`).toBe(200);
+        expect(res.headers.get('ratelimit')).toBeNull();
+      }
+      expect(await redis.get(`${prefix}api_key:${apiKeyId}`)).toBe('1');
+
+      // Back on the same address: ioredis reconnects, and counting resumes where it was.
+      await new Promise<void>((resolve) => relay.listen(relayPort, '127.0.0.1', resolve));
+      let back: Awaited<ReturnType<typeof call>> | undefined;
+      for (let waited = 0; waited < 10_000; waited += 200) {
+        back = await call(server, '/api/keys/verify', address, { apiKey });
+        if (back.headers.get('ratelimit')) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(back!.status).toBe(200);
+      expect(field(back!.headers.get('ratelimit')).r).toBe(String(PER_CREDENTIAL - 2));
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+      await server.close();
+      relay.close();
+      for (const s of sockets) s.destroy();
     }
   });
 });
