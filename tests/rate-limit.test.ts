@@ -1,8 +1,9 @@
 // Rate limits (OWASP API4) over HTTP against real servers with small limits and a 3 s window:
 // per credential, per client address for anonymous and failed requests (refused before any
 // database query), costs from the spec, the RateLimit headers, the window's reset, counters
-// shared through Redis by two servers, and requests let through while Redis is unreachable. Clients are told apart by X-Forwarded-For (TRUST_PROXY
-// trusts the test's own 127.0.0.1), so each test uses addresses of its own.
+// shared through Redis by two servers, and requests let through while Redis is unreachable.
+// Clients are told apart by X-Forwarded-For (TRUST_PROXY trusts the test's own 127.0.0.1), so each
+// test uses addresses of its own.
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
