@@ -142,6 +142,16 @@ describe('failures a job can act on', () => {
     expect(smtp.messages).toHaveLength(before + 1);
   });
 
+  it('failNext(n, { to }) refuses only messages to that address', async () => {
+    smtp.failNext(1, { code: 550, at: 'rcpt', to: 'refused@example.com' });
+    const email = sender();
+    const before = smtp.messages.length;
+    await email.send(message('other@example.com'));
+    expect((await failure(email.send(message('refused@example.com')))).err.retryable).toBe(false);
+    await email.send(message('refused@example.com'));
+    expect(smtp.messages.slice(before).map((m) => m.envelope.to)).toEqual([['other@example.com'], ['refused@example.com']]);
+  });
+
   it('connection refused is retryable, and fails at once', async () => {
     const closed = net.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

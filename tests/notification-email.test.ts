@@ -158,12 +158,13 @@ describe('approval reminders', () => {
 });
 
 describe('SMTP failures', () => {
-  // The refusal goes to the next message the server gets: the approval email, or (should the
-  // minute's reminder run fall in between) the contract's first reminder. Either way, one email.
+  // The refusal goes to the next message to the client: the approval email, or (should the
+  // minute's reminder run fall in between) the contract's first reminder. Either way, one email;
+  // mail to others (an earlier test's reminder, sent by the same minute's run) cannot draw it.
   it('a 4xx reply is retried until the email goes through', async () => {
     const client = await owner('Tess Client', 'tess@example.com');
     const worker = await owner('No Mail Worker');
-    smtp.failNext(1, { code: 451 });
+    smtp.failNext(1, { code: 451, to: 'tess@example.com' });
     await pendingContract(client, worker);
     await mailTo('tess@example.com', 1, /^Approve/);
     const jobs = await jobsSettle('tess@example.com', 'completed');
@@ -175,7 +176,7 @@ describe('SMTP failures', () => {
   it('a 5xx reply is not retried', async () => {
     const client = await owner('Perm Client', 'perm@example.com');
     const worker = await owner('No Mail Worker');
-    smtp.failNext(1, { code: 550, at: 'rcpt' });
+    smtp.failNext(1, { code: 550, at: 'rcpt', to: 'perm@example.com' });
     await pendingContract(client, worker);
     await jobsSettle('perm@example.com', 'completed');
     await sleep(2500); // longer than the retry delay: no second attempt

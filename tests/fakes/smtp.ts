@@ -1,7 +1,8 @@
 // A real SMTP server on a loopback port (smtp-server), standing in for a mail provider:
 //   AUTH PLAIN or LOGIN with one user and password (anything else is 535), no STARTTLS offered;
 //   every accepted message recorded: envelope, auth user, and subject, text and html as parsed (mailparser);
-//   failNext(n, ...): the next n messages refused with the given reply, at MAIL FROM, RCPT TO or after DATA;
+//   failNext(n, ...): the next n messages (to one recipient, or to anyone) refused with the given reply,
+//   at MAIL FROM, RCPT TO or after DATA;
 //   stall(...): no greeting, or no reply after DATA, until resume() or close() (for client timeouts).
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
@@ -26,6 +27,11 @@ export interface Refusal {
   message?: string;
   /** Where the refusal comes: MAIL FROM, RCPT TO, or the reply after the message (default). */
   at?: 'mail' | 'rcpt' | 'data';
+  /**
+   * Only messages to this address draw the refusal (at RCPT TO or after the message, where the
+   * recipient is known), so that mail to others sent meanwhile (a scheduled reminder) cannot.
+   */
+  to?: string;
 }
 
 export interface FakeSmtp {
@@ -92,13 +98,17 @@ export async function startFakeSmtp(options: { user?: string; password?: string 
     },
     onMailFrom(_address, session, reply) {
       refusing.delete(session);
-      if (failures > 0) {
+      if (failures > 0 && refusal.to === undefined) {
         failures--;
         refusing.set(session, refusal);
       }
       if (!refuse(session, 'mail', reply)) reply();
     },
-    onRcptTo(_address, session, reply) {
+    onRcptTo(address, session, reply) {
+      if (failures > 0 && refusal.to !== undefined && address.address === refusal.to && !refusing.has(session)) {
+        failures--;
+        refusing.set(session, refusal);
+      }
       if (!refuse(session, 'rcpt', reply)) reply();
     },
     onData(stream, session, reply) {
@@ -146,6 +156,7 @@ export async function startFakeSmtp(options: { user?: string; password?: string 
     messages,
     authAttempts,
     failNext(count, next) {
+      if (next.to !== undefined && next.at === 'mail') throw new Error('a refusal for one recipient comes at rcpt or data');
       failures = count;
       refusal = next;
     },
