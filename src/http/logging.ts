@@ -55,6 +55,12 @@ export function loggerOptions(level: string) {
  * pino.destination(), which would flush synchronously on exit and hang there instead.
  */
 export function createLogDestination(): SonicBoom {
+  // Opening process.stdout makes a pipe or socket on fd 1 non-blocking (libuv's pipe handle does so
+  // on Linux): a write to a full pipe then fails with EAGAIN, which sonic-boom retries later. On a
+  // blocking fd the write would hold a thread-pool thread for good, and the process's exit, which
+  // waits for that thread, would never come. Until 2026-11-26 a package loaded at start opened it
+  // by accident; tests/server-process.test.ts ("a full pipe") holds this.
+  void process.stdout;
   const destination = new SonicBoomStream({ fd: 1, sync: false, minLength: 0, maxLength: 16 * 1024 * 1024 });
   // The reader closed its end (EPIPE): the server goes on serving; its log lines have nowhere to go.
   destination.on('error', () => {});
