@@ -1,7 +1,6 @@
 // What an uploaded file may be, for every operation that takes one (resumes, dispute evidence): a
 // PDF or an image (PNG, JPEG, WebP) of at most 5 MB, its type read from its bytes. The name and the
 // declared Content-Type of the part are never consulted.
-import { fileTypeFromBuffer } from 'file-type';
 import { ApiError } from '../errors.ts';
 
 export const UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
@@ -46,6 +45,8 @@ export async function inspectUpload(bytes: Uint8Array): Promise<UploadContentTyp
   // The HTTP layer stops reading past the limit (src/http/uploads.ts); this holds for any caller.
   if (bytes.length > UPLOAD_MAX_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE', `a file may be at most ${UPLOAD_MAX_BYTES} bytes (5 MB)`);
   if (bytes.length === 0) throw unsupported('the file is empty');
+  // Loaded on the first upload: most processes never read one (about 1.6 MB of heap).
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(bytes);
   const type = UPLOAD_CONTENT_TYPES.find((t) => t === detected?.mime);
   if (!type) throw unsupported(detected ? `the file is ${detected.mime}` : 'the file is of no type this API takes');

@@ -19,20 +19,16 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import { presentedKey, principalOf } from '../auth/authenticate.ts';
 import type { ApiRequest, ApiResponse, CallApi } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
-import type { Extra } from './server.ts';
+import { createMcpServer, type Extra } from './server.ts';
 
 /**
  * The MCP SDK (and zod under it) is loaded on the first MCP request, not at start-up: it was a
- * noticeable part of a cold start, and most processes never serve an MCP client.
+ * noticeable part of a cold start and of the heap, and most processes never serve an MCP client
+ * (createMcpServer imports the rest of it).
  */
-let sdk:
-  | Promise<{ createMcpServer: typeof import('./server.ts').createMcpServer; Transport: typeof StreamableHTTPServerTransport }>
-  | undefined;
-const loadSdk = () =>
-  (sdk ??= Promise.all([import('./server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]).then(([server, http]) => ({
-    createMcpServer: server.createMcpServer,
-    Transport: http.StreamableHTTPServerTransport,
-  })));
+let transport: Promise<typeof StreamableHTTPServerTransport> | undefined;
+const loadTransport = () =>
+  (transport ??= import('@modelcontextprotocol/sdk/server/streamableHttp.js').then((m) => m.StreamableHTTPServerTransport));
 
 const IDLE_MS = 30 * 60_000;
 const SESSIONS_PER_KEY = 16;
@@ -92,7 +88,7 @@ class Sessions {
   /** A server and transport for a request without a session; kept once the client initializes. */
   async open(apiKeyId: string): Promise<Session> {
     const mcp = await this.make();
-    const { Transport } = await loadSdk();
+    const Transport = await loadTransport();
     const session: Session = { apiKeyId, mcp, lastSeen: Date.now() } as Session;
     session.transport = new Transport({
       sessionIdGenerator: () => randomUUID(),
@@ -135,8 +131,8 @@ function sessionNotFound(reply: FastifyReply): FastifyReply {
 }
 
 export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const make = async () =>
-    (await loadSdk()).createMcpServer({
+  const make = () =>
+    createMcpServer({
       tools: options.tools,
       publicUrl: options.publicUrl,
       version: options.version,

@@ -2,18 +2,14 @@
 // the caller's key (in-process for /mcp, over HTTP for stdio), so every rule, error and rate limit
 // is the API's. The tools' schemas are JSON Schema from openapi.yaml, so they are served through
 // the low-level handlers (McpServer.server): registerTool takes zod schemas, which would be a copy.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+//
+// The SDK (and zod under it, ~10 MB of heap) is imported when the first MCP server is made, not
+// when this module loads: most processes never serve an MCP client. An import() of a package
+// stays an import() in the server's bundle too (scripts/server-bundle.ts), where a static one
+// would load with everything else.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerNotification, ServerRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { approveWithOwner } from './approve.ts';
 import { buildRequest, type CallApi, errorResult, isEnvelope, toolResult } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
@@ -49,7 +45,11 @@ function toTool(def: ToolDefinition): Tool {
   return { name: def.name, title: def.title, description: def.description, inputSchema: def.inputSchema, annotations: def.annotations };
 }
 
-export function createMcpServer(options: McpServerOptions): McpServer {
+export async function createMcpServer(options: McpServerOptions): Promise<McpServer> {
+  const [{ McpServer }, { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const { tools, callerOf, publicUrl } = options;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const mcp = new McpServer(

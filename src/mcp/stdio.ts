@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const apiKey = setting('GIGMARKET_API_KEY');
   const spec = loadSpec();
   const call = httpCaller(baseUrl, apiKey);
-  const mcp = createMcpServer({ tools: toolDefinitions(spec), publicUrl: baseUrl, version: spec.info.version, callerOf: () => call });
+  const mcp = await createMcpServer({ tools: toolDefinitions(spec), publicUrl: baseUrl, version: spec.info.version, callerOf: () => call });
   await mcp.connect(new StdioServerTransport());
   process.stderr.write(`gigmarket MCP (stdio) serving ${baseUrl}\n`);
 }
