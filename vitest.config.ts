@@ -3,9 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
-    // Builds the dashboard (web/dist/) once when it is missing or stale: tests/dashboard.test.ts and
-    // every test of `/` read it.
-    globalSetup: ['tests/setup/build-web.ts'],
+    // Builds the dashboard (web/dist/, read by every test of `/`) and the server's bundle (dist/,
+    // which tests of the server process run, as `npm start` does) once when missing or stale.
+    globalSetup: ['tests/setup/builds.ts'],
     // Each file starts its own server and database; two cores run two files at a time.
     pool: 'forks',
     maxWorkers: 2,

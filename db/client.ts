@@ -2,7 +2,6 @@
 // Both speak the same Drizzle schema and migrations; callers only see `Database`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { sql } from 'drizzle-orm';
@@ -11,6 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { PROJECT_ROOT } from '../src/project-root.ts';
 import * as schema from './schema.ts';
 import { ambientDb } from './request-transaction.ts';
 
@@ -22,7 +22,7 @@ export type Database =
   | { kind: 'pglite'; db: Db; pglite: PGlite; close(): Promise<void> }
   | { kind: 'postgres'; db: Db; sql: postgres.Sql; url: string; close(): Promise<void> };
 
-const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const migrationsFolder = path.join(PROJECT_ROOT, 'db', 'migrations');
 
 export interface OpenOptions {
   databaseUrl?: string;

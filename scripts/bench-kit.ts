@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -77,6 +77,17 @@ export const SERVER_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '131
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * The script `npm start` runs in a checkout: its bundle (dist/server.js, built first when missing or
+ * stale, in that checkout), or src/server.ts for a checkout older than the bundle (bench:ab).
+ */
+export function serverEntry(root = ROOT): string {
+  if (!fs.existsSync(path.join(root, 'scripts/build-server.ts'))) return path.join(root, 'src/server.ts');
+  const built = spawnSync(process.execPath, ['scripts/build-server.ts', '--if-needed'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`could not bundle the server in ${root}`);
+  return path.join(root, 'dist/server.js');
+}
+
+/**
  * The server as production runs it (`npm start`: node with SERVER_NODE_ARGS, its own process), answering
  * /api/health; `env` adds to (or overrides) the bench defaults below. `nodeArgs` go before the
  * script (e.g. `--cpu-prof`), `stdout: 'ignore'` drops its log (the cost of writing it stays);
@@ -89,7 +100,7 @@ export async function startServer(
 ): Promise<ChildProcess> {
   // `root`: another checkout's server (bench:ab), run from there.
   const root = options.root ?? ROOT;
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...(options.nodeArgs ?? []), path.join(root, 'src/server.ts')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...(options.nodeArgs ?? []), serverEntry(root)], {
     cwd: root,
     env: {
       ...SERVER_ENV,

@@ -1,6 +1,6 @@
 // npm run bench:pipeline — the request pipeline against a bare route, in the same run. On a fresh
 // database of the server Postgres (DATABASE_URL, required: the baseline reads it from a second
-// process, which PGlite cannot share), the server as production runs it (`node src/server.ts`, its
+// process, which PGlite cannot share), the server as production runs it (`node dist/server.js`, its
 // log at LOG_LEVEL, default info, written to /dev/null) serves an authenticated
 // `GET /api/gigs/{id}`; a bare Fastify route (scripts/bench-pipeline-bare.ts, its own process)
 // reads the same row with postgres.js. autocannon loads each in turn, alternating (which goes
@@ -82,7 +82,7 @@ async function main() {
 
     const appUrl = `${base}${process.env.BENCH_PATH ?? `/api/gigs/${gigId}`}`;
     const bareUrl = `http://127.0.0.1:${barePort}/bare/gigs/${gigId}`;
-    console.log(`pipeline: GET ${appUrl.replace(base, '')} with an API key, node src/server.ts on ${fresh.label}`);
+    console.log(`pipeline: GET ${appUrl.replace(base, '')} with an API key, node dist/server.js on ${fresh.label}`);
     console.log(`bare:     GET /bare/gigs/{id}, Fastify + postgres.js, same database`);
     console.log(`autocannon -c ${CONNECTIONS} -d ${DURATION_S}, alternating, ${ROUNDS} rounds (after ${WARMUP_S} s of warm-up each)\n`);
     await load(bareUrl, {}, undefined, WARMUP_S);

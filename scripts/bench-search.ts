@@ -1,6 +1,6 @@
 // npm run bench:search [-- --gigs N] — discovery search at 100,000 gigs (or N) on a server Postgres (DATABASE_URL).
 // Creates a fresh database (dropped at the end), seeds gigs synthesised from the evaluation set's
-// vocabulary, starts the server as its own process (`node src/server.ts`, as in production), and
+// vocabulary, starts the server as its own process (`node dist/server.js`, as in production), and
 // for each query shape measures the request over HTTP beside the same query as bare SQL through
 // postgres.js from this process, in the same run and interleaved (one of each in turn, so that a
 // burst of other load on the machine falls on both): p50, p95 and the ratio of the p95s, and
@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { SERVER_ENV, SERVER_NODE_ARGS, quantile, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_ENV, SERVER_NODE_ARGS, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
 import { seedGigs } from './bench-seed.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
@@ -151,9 +151,9 @@ function httpGet(url: string, headers: Record<string, string>): Promise<{ status
   });
 }
 
-/** The server as production runs it, in its own process: `node src/server.ts` on the bench database. */
+/** The server as production runs it, in its own process: `node dist/server.js` on the bench database. */
 async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, path.join(ROOT, 'src/server.ts')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, serverEntry()], {
     cwd: ROOT,
     // Request logging off, as before (LOG_LEVEL=silent); no embeddings endpoint.
     env: {

@@ -1,7 +1,9 @@
 // npm run bench:start — cold start and memory, each beside its baseline in the same run: a process
 // that only opens the same PGlite directory and answers /api/health with a bare Fastify
 // (scripts/bench-start-bare.ts), started with the same node flags and environment as the server.
-// Cold start: from spawning `node src/server.ts` on an existing embedded database (PGlite under a
+// Both run bundled, as `npm start` runs the server (dist/server.js; the bare process bundled the same
+// way into dist/bench-start-bare.js), or both from source with BENCH_FROM_SOURCE=1.
+// Cold start: from spawning `node dist/server.js` on an existing embedded database (PGlite under a
 // DATA_DIR made and migrated by a first start) to its first 200 from /api/health, BENCH_STARTS
 // times (0 skips it). Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from
 // /proc) once healthy, 3 s later, then 1 s and 30 s after a load of BENCH_REQUESTS reads
@@ -14,7 +16,8 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { SERVER_ENV, SERVER_NODE_ARGS, freePort, quantile, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_ENV, SERVER_NODE_ARGS, freePort, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
+import { bundle } from './server-bundle.ts';
 import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 
@@ -24,6 +27,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const MEMORY_RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3);
 /** BENCH_NODE_ARGS: node flags for the server only, after npm start's (e.g. --max-semi-space-size=8). */
 const SERVER_ARGS = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resident set of a process in MB, from /proc (Linux). */
@@ -121,8 +125,12 @@ async function main() {
     const user = await createUserWithKey({ db: database.db }, 'Bench start');
     await database.close();
 
+    const serverScript = FROM_SOURCE ? path.join(ROOT, 'src/server.ts') : serverEntry();
+    const bareScript = path.join(ROOT, FROM_SOURCE ? 'scripts/bench-start-bare.ts' : 'dist/bench-start-bare.js');
+    if (!FROM_SOURCE) await bundle('scripts/bench-start-bare.ts', bareScript);
+    console.log(`server: node ${path.relative(ROOT, serverScript)}; bare: node ${path.relative(ROOT, bareScript)}\n`);
     const server = (port: number) =>
-      spawn(process.execPath, [...SERVER_ARGS, path.join(ROOT, 'src/server.ts')], {
+      spawn(process.execPath, [...SERVER_ARGS, serverScript], {
         cwd: ROOT,
         env: {
           ...SERVER_ENV,
@@ -140,7 +148,7 @@ async function main() {
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     const bare = (port: number) =>
-      spawn(process.execPath, [...SERVER_NODE_ARGS, path.join(ROOT, 'scripts/bench-start-bare.ts')], {
+      spawn(process.execPath, [...SERVER_NODE_ARGS, bareScript], {
         cwd: ROOT,
         env: { ...SERVER_ENV, ...process.env, DATA_DIR: dataDir, PORT: String(port) },
         stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,5 +1,5 @@
 // npm run bench:webhooks — webhook delivery, from an event's commit to its receipt, on the server as
-// production runs it (`node src/server.ts`, its own process) on a fresh database: a server Postgres
+// production runs it (`node dist/server.js`, its own process) on a fresh database: a server Postgres
 // when DATABASE_URL is set (a database of its own, dropped at the end), else PGlite in a temporary
 // DATA_DIR (removed at the end). A receiver on 127.0.0.1 answers 200 at once, verifies nothing and
 // records when each webhook-id arrived.
@@ -190,7 +190,7 @@ async function main() {
     const port = await freePort();
     server = await startServer({ ...fresh.env, WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' }, port);
     const base = `http://127.0.0.1:${port}`;
-    console.log(`server: node src/server.ts on ${fresh.label}; receiver on 127.0.0.1:${receiverPort}`);
+    console.log(`server: node dist/server.js on ${fresh.label}; receiver on 127.0.0.1:${receiverPort}`);
 
     const types = ['gig.updated'];
     await api(base, idleUser.apiKey, 'POST', '/api/webhooks', { url: hook('/idle'), event_types: types });

@@ -3,9 +3,9 @@ import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from './project-root.ts';
 
-export const specPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'openapi.yaml');
+export const specPath = path.join(PROJECT_ROOT, 'openapi.yaml');
 export const specText = fs.readFileSync(specPath, 'utf8');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

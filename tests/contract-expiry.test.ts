@@ -2,7 +2,7 @@
 // by the scheduled pg-boss job, or by an approval that finds the deadline passed. A short TTL keeps
 // the waiting to a few seconds; `expireOverdue(deps, now)` takes the time as an argument, so some
 // cases need no waiting at all. With DATABASE_URL set, two server runtimes in this process (each
-// with its own pool and pg-boss), and then two real `node src/server.ts` processes, run the job at
+// with its own pool and pg-boss), and then two real `node dist/server.js` processes, run the job at
 // the same time over many overdue contracts: each expires once, with one event.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
@@ -256,7 +256,7 @@ describe.runIf(process.env.DATABASE_URL)('two server runtimes (own pools, own pg
   }, 120_000);
 });
 
-describe.runIf(process.env.DATABASE_URL)('two `node src/server.ts` processes on one Postgres', () => {
+describe.runIf(process.env.DATABASE_URL)('two `node dist/server.js` processes on one Postgres', () => {
   afterAll(() => killRunningServers());
 
   it('both work the expiry queue at once: each overdue contract expires once, with one event', async () => {

@@ -1,4 +1,4 @@
-// Idempotency-Key across a crash, with a real `node src/server.ts` on a server Postgres. The request
+// Idempotency-Key across a crash, with a real `node dist/server.js` on a server Postgres. The request
 // is held in the middle of its effect (the gig written, its event waiting) by a table lock this test
 // takes from its own connection, and the test waits until Postgres shows it waiting there. Then:
 // - the server is killed (SIGKILL): nothing is kept, and the retry runs for the first time at once

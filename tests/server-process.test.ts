@@ -13,7 +13,7 @@ import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { startFakeGithub } from './fakes/github.ts';
 import { CookieJar, SESSION_COOKIE } from './helpers/session.ts';
-import { get, killRunningServers, spawnServer, waitUntilHealthy, type ServerProcess } from './helpers/server-process.ts';
+import { SERVER_SCRIPT, get, killRunningServers, spawnServer, waitUntilHealthy, type ServerProcess } from './helpers/server-process.ts';
 import { freePort } from './helpers/server.ts';
 
 /**
@@ -83,7 +83,7 @@ const variants = [
   ...(process.env.DATABASE_URL ? [{ name: 'server Postgres (DATABASE_URL)', server: true }] : []),
 ];
 
-describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) => {
+describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) => {
   it('starts, serves the spec and docs, shuts down gracefully on SIGTERM, and starts again', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -117,6 +117,20 @@ describe.each(variants)('node src/server.ts on $name', ({ server: onServer }) =>
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);
     expect(await docs.text()).toMatch(/<html/i);
+    // The MCP server, which the bundle keeps in a chunk of its own until the first MCP request.
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'process-test', version: '1' } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(mcp.headers.get('mcp-session-id')).toBeTruthy();
+    expect(await mcp.text()).toContain('"serverInfo":{"name":"gigmarket"');
 
     // One line per answered request (two at debug level: also as it arrives), with status and time.
     const lines = server.logs().filter((l) => (l.req as { url?: string })?.url === '/openapi.yaml');
@@ -271,7 +285,7 @@ describe('a server whose log nobody reads', () => {
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
     const { DATABASE_URL: _ignored, ...inherited } = process.env;
-    const child = spawn(process.execPath, ['src/server.ts'], {
+    const child = spawn(process.execPath, [SERVER_SCRIPT], {
       cwd: path.resolve(import.meta.dirname, '..'),
       env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'ignore'],

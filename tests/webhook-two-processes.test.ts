@@ -1,4 +1,4 @@
-// Webhook delivery with two real `node src/server.ts` processes on one Postgres (DATABASE_URL only):
+// Webhook delivery with two real `node dist/server.js` processes on one Postgres (DATABASE_URL only):
 // each runs its own event relay and its own pg-boss workers. Events written through both, half to
 // each, reach the user's endpoint on a loopback receiver exactly once each (no duplicates in normal
 // operation), signed with the endpoint's secret, each body the event as GET /api/events shows it.
@@ -17,7 +17,7 @@ import type { paths } from '../src/generated/api.d.ts';
 
 type Api = ReturnType<typeof createClient<paths>>;
 
-describe.runIf(process.env.DATABASE_URL)('webhook delivery from two `node src/server.ts` processes on one Postgres', () => {
+describe.runIf(process.env.DATABASE_URL)('webhook delivery from two `node dist/server.js` processes on one Postgres', () => {
   let fresh: Awaited<ReturnType<typeof freshServerDatabase>> | undefined;
   let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
   let receiver: WebhookReceiver | undefined;

@@ -1,13 +1,13 @@
 // Building the owners' dashboard (web/, a Vite + React app) into web/dist/, which the server
 // serves (serve.ts). It runs at install (`postinstall`: scripts/build-web.ts), at start when the
 // build is missing or older than its sources (src/server.ts), and before the tests
-// (tests/setup/build-web.ts), so nobody ever builds by hand. A build goes to a directory of its
+// (tests/setup/builds.ts), so nobody ever builds by hand. A build goes to a directory of its
 // own and is then moved into place, so a server never reads half a build.
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../project-root.ts';
 
-export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+export const WEB_DIR = join(PROJECT_ROOT, 'web');
 export const DASHBOARD_DIST = join(WEB_DIR, 'dist');
 /** What the build reads: when any of it is newer than the build, the build is stale. */
 const SOURCES = ['src', 'public', 'index.html', 'vite.config.ts'];

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { freePort } from './server.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
+/** What `npm start` runs: the server's bundle, built by the tests' global setup (tests/setup/builds.ts). */
+export const SERVER_SCRIPT = 'dist/server.js';
 const STARTUP_DEADLINE_MS = 45_000;
 const running = new Set<ChildProcess>();
 
@@ -26,7 +28,7 @@ export function killRunningServers(): void {
 export async function spawnServer(env: Record<string, string>, port?: number): Promise<ServerProcess> {
   port ??= await freePort();
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['src/server.ts'], {
+  const child = spawn(process.execPath, [SERVER_SCRIPT], {
     cwd: root,
     env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
