@@ -25,7 +25,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const MEMORY_RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3);
-/** BENCH_NODE_ARGS: node flags for the server only, after npm start's (e.g. --max-semi-space-size=8). */
+/** BENCH_NODE_ARGS: node flags for the server only, after npm start's (e.g. --max-semi-space-size=16). */
 const SERVER_ARGS = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
