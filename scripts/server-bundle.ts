@@ -14,26 +14,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../src/project-root.ts';
+import { newestMtime } from '../src/newest-mtime.ts';
 
 export const SERVER_ENTRY = 'src/server.ts';
 export const SERVER_BUNDLE = path.join(PROJECT_ROOT, 'dist', 'server.js');
 /** What the bundle is made of: when any of it is newer than the bundle, the bundle is stale. */
 const SOURCES = ['src', 'handlers', 'db', 'jobs', 'package-lock.json', 'tsconfig.json'];
 
-function newest(file: string): number {
-  if (!fs.existsSync(file)) return 0;
-  const stat = fs.statSync(file);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = stat.mtimeMs;
-  for (const entry of fs.readdirSync(file)) latest = Math.max(latest, newest(path.join(file, entry)));
-  return latest;
-}
-
 export function serverBundleState(root = PROJECT_ROOT): 'missing' | 'stale' | 'current' {
   const bundle = path.join(root, 'dist', 'server.js');
   if (!fs.existsSync(bundle)) return 'missing';
   const built = fs.statSync(bundle).mtimeMs;
-  return SOURCES.some((s) => newest(path.join(root, s)) > built) ? 'stale' : 'current';
+  return SOURCES.some((s) => newestMtime(path.join(root, s)) > built) ? 'stale' : 'current';
 }
 
 /**

@@ -3,9 +3,10 @@
 // build is missing or older than its sources (src/server.ts), and before the tests
 // (tests/setup/builds.ts), so nobody ever builds by hand. A build goes to a directory of its
 // own and is then moved into place, so a server never reads half a build.
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { newestMtime } from '../newest-mtime.ts';
 
 export const WEB_DIR = join(PROJECT_ROOT, 'web');
 export const DASHBOARD_DIST = join(WEB_DIR, 'dist');
@@ -14,20 +15,11 @@ const SOURCES = ['src', 'public', 'index.html', 'vite.config.ts'];
 
 export type BuildState = 'missing' | 'stale' | 'current';
 
-function newest(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
-  return latest;
-}
-
 export function dashboardBuildState(): BuildState {
   const index = join(DASHBOARD_DIST, 'index.html');
   if (!existsSync(index)) return 'missing';
   const built = statSync(index).mtimeMs;
-  return SOURCES.some((s) => newest(join(WEB_DIR, s)) > built) ? 'stale' : 'current';
+  return SOURCES.some((s) => newestMtime(join(WEB_DIR, s)) > built) ? 'stale' : 'current';
 }
 
 /** Builds web/ into web/dist/ (about two seconds). */
