@@ -259,7 +259,7 @@ describe('open_gig_tags, kept by the trigger of migration 0014', () => {
 });
 
 describe('which arms walk', () => {
-  const shares = { head: 0, body: 0, tags: new Map<string, number>(), filters: { all: 1, indexed: 1 }, gigs: 100_000 };
+  const shares = { head: 0, body: 0, tags: new Map<string, number>(), filters: { all: 1, indexed: 1, type: 1 }, gigs: 100_000 };
   const arms = (input: Partial<Parameters<typeof candidateArms>[0]>) =>
     candidateArms({ websearch: 'api', allWords: null, recallTags: [], requestedSkills: [], filters: NO_FILTERS, shares, ...input }).map(
       (a) => `${a.match.kind}${a.read === 'walk' ? ' walks' : a.read === 'tag-rows' ? ' tag-rows' : ''}`,
@@ -283,13 +283,21 @@ describe('which arms walk', () => {
   });
 
   it('counts the filters that narrow a walk but not the index read', () => {
-    // A common word, but only one gig in fifty passes the type and currency, which have no index of their own.
-    expect(arms({ shares: { ...shares, head: 0.04, body: 0.14, filters: { all: 0.02, indexed: 1 } } })).toEqual(['head', 'text']);
+    // A common word, but only one gig in fifty passes the currency and sources, which have no index of their own.
+    expect(arms({ shares: { ...shares, head: 0.04, body: 0.14, filters: { all: 0.02, indexed: 1, type: 1 } } })).toEqual(['head', 'text']);
     // At 1,000,000 gigs, one in a hundred passing: too far along the covering index; along the
     // type's own posted_at index, which holds that type's gigs only, worth it.
     const million = { ...shares, head: 0.04, body: 0.14, gigs: 1_000_000 };
-    expect(arms({ shares: { ...million, filters: { all: 0.01, indexed: 1 } } })).toEqual(['head', 'text walks']);
-    expect(arms({ shares: { ...million, filters: { all: 0.01, indexed: 0.01 } } })).toEqual(['head walks', 'text walks']);
+    expect(arms({ shares: { ...million, filters: { all: 0.01, indexed: 1, type: 1 } } })).toEqual(['head', 'text walks']);
+    expect(arms({ shares: { ...million, filters: { all: 0.01, indexed: 0.01, type: 1 } } })).toEqual(['head walks', 'text walks']);
+  });
+
+  it("walks a type's gigs along its covering index, where a currency's index sends each entry to the table", () => {
+    // One gig in fifty of that type or currency: the type's entries are tested in the index (7,500
+    // for the head arm), the currency's in table rows (four times as dear), against a bitmap of 4,000 rows.
+    const narrow = { ...shares, head: 0.04, body: 0.14 };
+    expect(arms({ shares: { ...narrow, filters: { all: 0.02, indexed: 0.02, type: 0.02 } } })).toEqual(['head walks', 'text walks']);
+    expect(arms({ shares: { ...narrow, filters: { all: 0.02, indexed: 0.02, type: 1 } } })).toEqual(['head', 'text walks']);
   });
 
   it('reads an arm of tags along open_gig_tags when its tags are common enough and the filters let it stop early', () => {
@@ -303,7 +311,7 @@ describe('which arms walk', () => {
         { okapi: 0.001 },
         {
           filters: { ...NO_FILTERS, currency: 'EUR' },
-          shares: { ...shares, tags: new Map([['okapi', 0.001]]), filters: { all: 0.02, indexed: 1 } },
+          shares: { ...shares, tags: new Map([['okapi', 0.001]]), filters: { all: 0.02, indexed: 1, type: 1 } },
         },
       ),
     ).toEqual(['tags']);
@@ -315,19 +323,22 @@ describe('which arms walk', () => {
         { python: 0.3 },
         {
           filters: { ...NO_FILTERS, currency: 'EUR' },
-          shares: { ...shares, tags: new Map([['python', 0.3]]), filters: { all: 0.5, indexed: 1 } },
+          shares: { ...shares, tags: new Map([['python', 0.3]]), filters: { all: 0.5, indexed: 1, type: 1 } },
         },
       ),
     ).toEqual(['tags walks']);
     // Measured at 100,000 gigs (docs/search.md): python (9.6%) among hourly gigs (42%) walks (2.6 ms; along
     // open_gig_tags with a lookup each 7.0 ms, through the GIN index 12.9 ms).
-    const hourly = { ...shares, tags: new Map([['python', 0.0964]]), filters: { all: 0.418, indexed: 0.418 } };
+    const hourly = { ...shares, tags: new Map([['python', 0.0964]]), filters: { all: 0.418, indexed: 0.418, type: 0.418 } };
     expect(tagArms({ python: 0.0964 }, { filters: { ...NO_FILTERS, compensationType: 'hourly' }, shares: hourly })).toEqual(['tags walks']);
     // A later page tests created_at: a lookup each, as with a filter.
     expect(
       tagArms(
         { okapi: 0.001 },
-        { createdBefore: cutoffMicros, shares: { ...shares, tags: new Map([['okapi', 0.001]]), filters: { all: 0.02, indexed: 1 } } },
+        {
+          createdBefore: cutoffMicros,
+          shares: { ...shares, tags: new Map([['okapi', 0.001]]), filters: { all: 0.02, indexed: 1, type: 1 } },
+        },
       ),
     ).toEqual(['tags']);
   });

@@ -101,24 +101,32 @@ export function valueCommonness(db: Db, keys: string[]): Promise<Map<string, num
   return remembered(valueShareCaches, db, keys, valueShares);
 }
 
+/** Shares of the gigs that pass the filters other than tags and pay (filtersShare). */
+export interface FiltersShare {
+  all: number;
+  indexed: number;
+  type: number;
+}
+
 /**
  * The share of gigs that pass the equality filters (type, currency, sources), taken as
- * independent (`all`), and of the one with a posted_at index of its own that narrows most
- * (`indexed`: type, currency, or a single source); 1 without any. The pay minimum is left out (no
- * estimate: taken as passing all).
+ * independent (`all`), of the one with a posted_at index of its own that narrows most
+ * (`indexed`: type, currency, or a single source), and of the type alone (`type`: its posted_at
+ * index covers a walk); 1 without any. The pay minimum is left out (no estimate: taken as passing
+ * all).
  */
 export async function filtersShare(
   db: Db,
   compensationType: string | null,
   currency: string | null,
   sources: string[],
-): Promise<{ all: number; indexed: number }> {
+): Promise<FiltersShare> {
   const keys = [
     ...(compensationType ? [`compensation_type:${compensationType}`] : []),
     ...(currency ? [`currency:${currency}`] : []),
     ...sources.map((s) => `source:${s}`),
   ];
-  if (!keys.length) return { all: 1, indexed: 1 };
+  if (!keys.length) return { all: 1, indexed: 1, type: 1 };
   const known = await valueCommonness(db, keys);
   const share = (key: string) => known.get(key) ?? 0;
   const type = compensationType ? share(`compensation_type:${compensationType}`) : 1;
@@ -129,7 +137,7 @@ export async function filtersShare(
         sources.reduce((sum, s) => sum + share(`source:${s}`), 0),
       )
     : 1;
-  return { all: type * money * source, indexed: Math.min(type, money, sources.length === 1 ? source : 1) };
+  return { all: type * money * source, indexed: Math.min(type, money, sources.length === 1 ? source : 1), type };
 }
 
 const counts = new WeakMap<Db, { n: number; at: number }>();
