@@ -1,5 +1,5 @@
 // Raw SQL helpers shared by the repositories and by discovery's ranking SQL (src/search).
-import { sql, type SQL } from 'drizzle-orm';
+import { is, SQL, sql, StringChunk } from 'drizzle-orm';
 import type { Executor } from './client.ts';
 
 /** Raw rows from db.execute, whichever driver (postgres.js returns an array, PGlite `{ rows }`). */
@@ -14,3 +14,43 @@ export const list = (items: readonly string[]) =>
     sql`, `,
   );
 export const textArray = (items: readonly string[]) => (items.length ? sql`ARRAY[${list(items)}]::text[]` : sql`'{}'::text[]`);
+
+/** Values Drizzle sends as parameters as they are. */
+const PLAIN = new Set(['string', 'number', 'boolean', 'bigint']);
+
+/**
+ * The same statement as `query`, as one level of text and values. Drizzle builds a statement's
+ * text by merging each nested `sql` with its parent, strings and parameter arrays copied at every
+ * level: for discovery's ranking statement (a few thousand characters, nested ten deep) that
+ * allocated 115-300 KB per search, the largest part of what the request allocates. One walk
+ * here, then Drizzle's build over a flat list, gives the same text and parameters (tests compare
+ * them). Only `sql`, `sql.raw`, `sql.join` and plain values are flattened; a query holding
+ * anything else (columns, tables, placeholders, arrays, encoded params) is returned as it is.
+ */
+export function flatSql(query: SQL): SQL {
+  const chunks: unknown[] = [];
+  let text = '';
+  const stack: unknown[][] = [query.queryChunks];
+  const at: number[] = [0];
+  while (stack.length) {
+    const top = stack.length - 1;
+    const list = stack[top]!;
+    if (at[top]! >= list.length) {
+      stack.pop();
+      at.pop();
+      continue;
+    }
+    const chunk = list[at[top]!++];
+    if (is(chunk, StringChunk)) text += chunk.value.join('');
+    else if (is(chunk, SQL)) {
+      stack.push(chunk.queryChunks);
+      at.push(0);
+    } else if (chunk === undefined) continue;
+    else if (chunk === null || PLAIN.has(typeof chunk) || chunk instanceof Date) {
+      chunks.push(new StringChunk(text), chunk);
+      text = '';
+    } else return query;
+  }
+  chunks.push(new StringChunk(text));
+  return new SQL(chunks as never[]);
+}

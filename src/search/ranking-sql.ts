@@ -4,7 +4,7 @@
 // migration 0003 cover exactly those.
 import { and, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { list, rowsOf, textArray } from '../../db/sql.ts';
+import { flatSql, list, rowsOf, textArray } from '../../db/sql.ts';
 import { FIELD_WEIGHTS, FEEDBACK_EFFECT, type FeedbackSignal, type RankingWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
 import { candidateArms, candidatesCte, type ArmInputs, type GigFilters } from './candidates-sql.ts';
@@ -171,7 +171,7 @@ export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
 
 /** The ranked page for a search plan: `take` rows, best first, after the cursor. */
 export async function searchGigRows(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
-  return rowsOf<RankedRow>(db, searchSql(plan));
+  return rowsOf<RankedRow>(db, flatSql(searchSql(plan)));
 }
 
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
@@ -396,5 +396,5 @@ export async function semanticNeighbours(db: Executor, userId: string, filters: 
 export async function searchGigRowsWithNeighbours(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
   if (!plan.semantic || plan.websearch === null) return searchGigRows(db, plan);
   const ids = await semanticNeighbours(db, plan.userId, plan.filters, plan.semantic);
-  return rowsOf<RankedRow>(db, rankedQuery(plan, ids));
+  return rowsOf<RankedRow>(db, flatSql(rankedQuery(plan, ids)));
 }

@@ -1,0 +1,107 @@
+// flatSql (db/sql.ts): a nested Drizzle statement as one level of text and values, which Drizzle
+// then builds with far less garbage. The statement Drizzle builds from it must be the one it
+// builds from the nested form, text and parameters, for hand-made trees and for discovery's own
+// statements; a tree holding anything but sql, sql.raw, sql.join and plain values is left alone.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+import { gigs } from '../db/schema.ts';
+import { flatSql, textArray } from '../db/sql.ts';
+import { newId } from '../src/ids.ts';
+import { planSearch, type SearchRequest } from '../src/search/service.ts';
+import { searchSql } from '../src/search/ranking-sql.ts';
+
+const dialect = new PgDialect();
+const built = (query: SQL) => {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return { text, params };
+};
+
+describe('flatSql', () => {
+  it('gives the statement the nested form gives, text and parameters in order', () => {
+    const when = new Date('2026-11-26T12:00:00Z');
+    const inner = sql`g.tags && ${textArray(['rust', 'go'])} and g.pay >= ${2500}::int`;
+    const cases: SQL[] = [
+      sql`select 1`,
+      sql``,
+      sql`select ${'a'}, ${1.5}, ${true}, ${null}, ${10n}, ${when}`,
+      sql`with x as (${sql`select * from t where ${inner}`}) select ${sql.raw('col')} from x where ${and(inner, sql`b = ${'c'}`)}`,
+      sql`${sql.join([sql`${1}`, sql`${2}`, sql.raw('3')], sql`, `)} ${undefined} end`,
+      sql`${sql`${sql`${sql`deep ${'value'}`}`}`} and ${'after'}`,
+    ];
+    for (const query of cases) {
+      const flat = flatSql(query);
+      expect(built(flat)).toEqual(built(query));
+      // One level: no nested statement is left.
+      expect(flat.queryChunks.some((c) => c instanceof Object && 'queryChunks' in c)).toBe(false);
+    }
+  });
+
+  it('leaves a statement alone when it holds a column, an array, a placeholder or an encoded parameter', () => {
+    const cases: SQL[] = [
+      sql`select ${gigs.id} from gigs`,
+      sql`select * from gigs where id in ${['a', 'b']}`,
+      sql`select * from gigs where id = ${sql.placeholder('id')}`,
+      and(eq(gigs.title, 'x'), sql`true`)!,
+    ];
+    for (const query of cases) {
+      expect(flatSql(query)).toBe(query);
+      expect(built(flatSql(query))).toEqual(built(query));
+    }
+  });
+});
+
+describe("flatSql on discovery's statements", () => {
+  let server: TestServer;
+  let userId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    userId = (await server.user('Searcher')).userId;
+    const tags = [['rust', 'wasm'], ['python', 'django'], ['react-native'], []];
+    await server.db.insert(gigs).values(
+      Array.from({ length: 12 }, (_, i) => ({
+        id: newId(),
+        clientUserId: null,
+        title: `Gig ${i} for a python developer`,
+        description: 'Build a data pipeline on aws.',
+        tags: tags[i % 4]!,
+        compensationType: (['fixed', 'hourly', 'bounty'] as const)[i % 3],
+        currency: 'USD',
+        rateCents: 5000 + i * 500,
+        status: 'open' as const,
+        source: 'remoteok',
+        externalId: `flat-${i}`,
+        postedAt: new Date(Date.now() - i * 86_400_000),
+      })),
+    );
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const requests: SearchRequest[] = [
+    { limit: 20 },
+    { limit: 20, compensationType: 'hourly' },
+    { limit: 20, tags: ['python', 'django'] },
+    { limit: 20, minCompensationCents: 6000, currency: 'USD', sources: ['remoteok', 'weworkremotely'] },
+    { limit: 20, q: 'python developer', minCompensationCents: 8000, compensationType: 'hourly' },
+    { limit: 20, q: 'need someone to set up kubernetes autoscaling on aws' },
+    { limit: 10, q: 'rust', tags: ['rust'], compensationType: 'bounty' },
+    { limit: 20, q: 'the of and' },
+  ];
+
+  it('builds the same text and parameters for every shape of search', async () => {
+    const ctx = { db: server.db, config: { embeddings: undefined } };
+    for (const request of requests) {
+      const { plan } = await planSearch(ctx, userId, request);
+      for (const query of [searchSql(plan), searchSql(plan, [newId(), newId()])]) {
+        const flat = flatSql(query);
+        expect(flat).not.toBe(query);
+        expect(built(flat)).toEqual(built(query));
+      }
+    }
+  });
+});
