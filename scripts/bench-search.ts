@@ -19,7 +19,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
-import { isFreshnessOrdered, searchSql } from '../src/search/ranking-sql.ts';
+import { isFreshnessOrdered, rankedRowOf, searchSql } from '../src/search/ranking-sql.ts';
 import { candidateArms } from '../src/search/candidates-sql.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -251,9 +251,9 @@ async function main() {
       const bareSearch = () => bare.unsafe(query.sql, query.params as never[]);
       const [httpTimes, sqlTimes] = await timeInterleaved(request, bareSearch);
       // What the first phase costs in ranking: the page's overlap with the page of every match ranked.
-      const page = (await bare.unsafe(query.sql, query.params as never[])).slice(0, 20).map((r) => r.id as string);
+      const page = (await bare.unsafe(query.sql, query.params as never[])).slice(0, 20).map((row) => rankedRowOf(row as never).id);
       const exactQuery = dialect.sqlToQuery(searchSql({ ...plan, exhaustive: true }));
-      const exact = (await bare.unsafe(exactQuery.sql, exactQuery.params as never[])).slice(0, 20).map((r) => r.id as string);
+      const exact = (await bare.unsafe(exactQuery.sql, exactQuery.params as never[])).slice(0, 20).map((row) => rankedRowOf(row as never).id);
       const agreement = `${page.filter((id) => exact.includes(id)).length}/${exact.length}`;
       explained.push({ name: shape.name, text: query.sql, params: query.params, walking });
       if (process.env.BENCH_KEEP)

@@ -10,7 +10,7 @@ import { gigs } from '../db/schema.ts';
 import { flatSql, textArray } from '../db/sql.ts';
 import { newId } from '../src/ids.ts';
 import { planSearch, type SearchRequest } from '../src/search/service.ts';
-import { searchSql } from '../src/search/ranking-sql.ts';
+import { searchGigRows, searchSql } from '../src/search/ranking-sql.ts';
 
 const dialect = new PgDialect();
 const built = (query: SQL) => {
@@ -103,5 +103,65 @@ describe("flatSql on discovery's statements", () => {
         expect(built(flat)).toEqual(built(query));
       }
     }
+  });
+
+  it('reads each page row (one JSON array) into the fields of a ranked gig, with their types', async () => {
+    const ctx = { db: server.db, config: { embeddings: undefined } };
+    const { plan } = await planSearch(ctx, userId, { limit: 5, q: 'python developer', compensationType: 'hourly' });
+    const rows = await searchGigRows(server.db, plan);
+    expect(rows.length).toBeGreaterThan(0);
+    const [first] = rows;
+    expect(Object.keys(first!)).toEqual([
+      'id',
+      'client_user_id',
+      'title',
+      'description',
+      'rate_cents',
+      'compensation_type',
+      'compensation_min_cents',
+      'compensation_max_cents',
+      'currency',
+      'tags',
+      'status',
+      'source',
+      'external_id',
+      'url',
+      'posted_epoch',
+      'signal',
+      'lexical_rank',
+      'skills_covered',
+      'compensation_fit',
+      'freshness',
+      'semantic',
+      'score',
+      'title_hits',
+      'tag_hits',
+      'description_hits',
+      'ranked_at',
+    ]);
+    expect(first).toMatchObject({
+      title: expect.stringMatching(/^Gig \d+ for a python developer$/),
+      compensation_type: 'hourly',
+      rate_cents: expect.any(Number),
+      compensation_min_cents: null,
+      currency: 'USD',
+      tags: expect.any(Array),
+      status: 'open',
+      source: 'remoteok',
+      posted_epoch: expect.any(Number),
+      signal: null,
+      lexical_rank: expect.any(Number),
+      freshness: expect.any(Number),
+      semantic: null,
+      score: expect.any(Number),
+      title_hits: ['python', 'developer'],
+      // Microseconds as text: exact where a JSON number would round.
+      ranked_at: expect.stringMatching(/^\d{16}$/),
+    });
+    // Without text (freshness-ordered): no time of ranking.
+    const { plan: newest } = await planSearch(ctx, userId, { limit: 5 });
+    const [row] = await searchGigRows(server.db, newest);
+    expect(row!.ranked_at).toBeUndefined();
+    expect(row!.title_hits).toEqual([]);
   });
 });
