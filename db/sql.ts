@@ -30,27 +30,21 @@ const PLAIN = new Set(['string', 'number', 'boolean', 'bigint']);
 export function flatSql(query: SQL): SQL {
   const chunks: unknown[] = [];
   let text = '';
-  const stack: unknown[][] = [query.queryChunks];
-  const at: number[] = [0];
-  while (stack.length) {
-    const top = stack.length - 1;
-    const list = stack[top]!;
-    if (at[top]! >= list.length) {
-      stack.pop();
-      at.pop();
-      continue;
+  /** False when the tree holds something only Drizzle's own build knows how to write. */
+  const walk = (list: readonly unknown[]): boolean => {
+    for (const chunk of list) {
+      if (is(chunk, StringChunk)) text += chunk.value.join('');
+      else if (is(chunk, SQL)) {
+        if (!walk(chunk.queryChunks)) return false;
+      } else if (chunk === undefined) continue;
+      else if (chunk === null || PLAIN.has(typeof chunk) || chunk instanceof Date) {
+        chunks.push(new StringChunk(text), chunk);
+        text = '';
+      } else return false;
     }
-    const chunk = list[at[top]!++];
-    if (is(chunk, StringChunk)) text += chunk.value.join('');
-    else if (is(chunk, SQL)) {
-      stack.push(chunk.queryChunks);
-      at.push(0);
-    } else if (chunk === undefined) continue;
-    else if (chunk === null || PLAIN.has(typeof chunk) || chunk instanceof Date) {
-      chunks.push(new StringChunk(text), chunk);
-      text = '';
-    } else return query;
-  }
+    return true;
+  };
+  if (!walk(query.queryChunks)) return query;
   chunks.push(new StringChunk(text));
   return new SQL(chunks as never[]);
 }

@@ -251,11 +251,10 @@ async function main() {
       const bareSearch = () => bare.unsafe(query.sql, query.params as never[]);
       const [httpTimes, sqlTimes] = await timeInterleaved(request, bareSearch);
       // What the first phase costs in ranking: the page's overlap with the page of every match ranked.
-      const page = (await bare.unsafe(query.sql, query.params as never[])).slice(0, 20).map((row) => rankedRowOf(row as never).id);
-      const exactQuery = dialect.sqlToQuery(searchSql({ ...plan, exhaustive: true }));
-      const exact = (await bare.unsafe(exactQuery.sql, exactQuery.params as never[]))
-        .slice(0, 20)
-        .map((row) => rankedRowOf(row as never).id);
+      const firstIds = async (q: { sql: string; params: unknown[] }) =>
+        (await bare.unsafe(q.sql, q.params as never[])).slice(0, 20).map((row) => rankedRowOf(row as never).id);
+      const page = await firstIds(query);
+      const exact = await firstIds(dialect.sqlToQuery(searchSql({ ...plan, exhaustive: true })));
       const agreement = `${page.filter((id) => exact.includes(id)).length}/${exact.length}`;
       explained.push({ name: shape.name, text: query.sql, params: query.params, walking });
       if (process.env.BENCH_KEEP)

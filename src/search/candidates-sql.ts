@@ -68,7 +68,7 @@ export interface Arm {
 
 /**
  * What walking and reading the GIN index cost: a walk reads about limit / share index entries (share: of the gigs that pass
- * every filter as well) along the covering index; or limit / (share / typeFilter) entries along
+ * every filter as well) along the covering index, or limit / (share / typeFilter) entries along
  * the type's covering index (db/migrations/0015: that type's gigs only, newest first, tested
  * without the table, so each at `entry`); or limit / (share / indexedFilter) entries with their
  * table rows along the posted_at index of the narrowest filter that has one (type, currency,
@@ -88,11 +88,9 @@ function readCosts(args: {
   gin: number;
 } {
   const { share, indexedShare, indexedFilter, typeFilter, limit, gigs, entry } = args;
+  // Without a type filter typeFilter is 1: the first way is the covering index itself.
   const entries = limit / share;
-  const walk =
-    share <= 0
-      ? Number.POSITIVE_INFINITY
-      : Math.min(entries * entry, entries * typeFilter * entry, entries * indexedFilter * COST.tableEntry);
+  const walk = share <= 0 ? Number.POSITIVE_INFINITY : Math.min(entries * typeFilter * entry, entries * indexedFilter * COST.tableEntry);
   return { walk, gin: indexedShare * gigs * COST.bitmapRow(gigs) };
 }
 

@@ -211,8 +211,8 @@ export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
 }
 
 /** The ranked page for a search plan: `take` rows, best first, after the cursor. */
-export async function searchGigRows(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
-  return (await rowsOf<{ r: unknown[] }>(db, flatSql(searchSql(plan)))).map(rankedRowOf);
+export async function searchGigRows(db: Executor, plan: SearchPlan, neighbourIds: string[] = []): Promise<RankedRow[]> {
+  return (await rowsOf<{ r: unknown[] }>(db, flatSql(searchSql(plan, neighbourIds)))).map(rankedRowOf);
 }
 
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
@@ -436,6 +436,5 @@ export async function semanticNeighbours(db: Executor, userId: string, filters: 
 /** The ranked page, semantic neighbours included when the plan has a query vector. */
 export async function searchGigRowsWithNeighbours(db: Executor, plan: SearchPlan): Promise<RankedRow[]> {
   if (!plan.semantic || plan.websearch === null) return searchGigRows(db, plan);
-  const ids = await semanticNeighbours(db, plan.userId, plan.filters, plan.semantic);
-  return (await rowsOf<{ r: unknown[] }>(db, flatSql(rankedQuery(plan, ids)))).map(rankedRowOf);
+  return searchGigRows(db, plan, await semanticNeighbours(db, plan.userId, plan.filters, plan.semantic));
 }
