@@ -122,6 +122,10 @@ describe('scores', () => {
   it('says why in words', () => {
     expect(money(8000, 'USD')).toBe('$80');
     expect(money(250050, 'EUR')).toBe('€2,500.50');
+    // Formatters are reused per currency and digits: whole and fractional amounts keep their own.
+    expect([money(8050, 'USD'), money(8000, 'USD'), money(8050, 'USD')]).toEqual(['$80.50', '$80', '$80.50']);
+    // A code Intl refuses (an external gig's currency can be anything) reads as the number and the code, every time.
+    expect([money(1250, 'dollars'), money(1250, 'dollars')]).toEqual(['12.50 dollars', '12.50 dollars']);
     expect(payReason('hourly', 'USD', { low: 9000, high: 9000 }, 8000)).toBe('pays at least $80/h');
     expect(payReason('fixed', 'GBP', { low: 100000, high: 300000 }, 200000)).toBe('pays up to £3,000 fixed, at least £2,000 fixed asked');
     expect(ageReason(0.2)).toBe('posted today');
