@@ -58,14 +58,14 @@ export async function stopServer(child: ChildProcess): Promise<void> {
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
- * The flags `npm start` gives node (package.json), both against heap sizes V8 takes from the
+ * The flags `npm start` gives node (package.json): --expose-gc for the memory trim (src/memory-trim.ts), and two against heap sizes V8 takes from the
  * machine's memory (24 GiB here): the young generation capped at 8 MB per semi-space (left to
  * itself the server held ~100 MB more under load, for no measurable gain in CPU per request; 8
  * rather than 16 since 2026-11-26: ~15 MB less, 0.97x the CPU per request in bench:ab), and
  * the old generation at 1 GB, whose first collection limit is a fraction of that cap: with the
  * default cap, garbage grew to ~190 MB beside ~50 MB of live objects before a full collection.
  */
-export const SERVER_NODE_ARGS = ['--max-semi-space-size=8', '--max-old-space-size=1024'];
+export const SERVER_NODE_ARGS = ['--max-semi-space-size=8', '--max-old-space-size=1024', '--expose-gc'];
 
 /**
  * The environment `npm start` sets (package.json): glibc's malloc with a fixed mmap threshold.
