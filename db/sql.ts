@@ -8,11 +8,9 @@ export async function rowsOf<T>(db: Executor, query: SQL): Promise<T[]> {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
-export const list = (items: readonly string[]) =>
-  sql.join(
-    items.map((i) => sql`${i}`),
-    sql`, `,
-  );
+const COMMA = new StringChunk(', ');
+/** `$1, $2, ...`: each item a parameter, all in one SQL (a search builds dozens of these; one `sql` per item cost ~23 KB a search). */
+export const list = (items: readonly string[]) => new SQL(items.flatMap((item, i) => (i ? [COMMA, item] : [item])));
 export const textArray = (items: readonly string[]) => (items.length ? sql`ARRAY[${list(items)}]::text[]` : sql`'{}'::text[]`);
 
 /** Values Drizzle sends as parameters as they are. */

@@ -38,6 +38,15 @@ describe('flatSql', () => {
     }
   });
 
+  it('writes a list of values as one parameter each', () => {
+    expect(built(sql`select ${textArray(['rust', 'go', 'c'])}`)).toEqual({
+      text: 'select ARRAY[$1, $2, $3]::text[]',
+      params: ['rust', 'go', 'c'],
+    });
+    expect(built(sql`select ${textArray(['rust'])}`)).toEqual({ text: 'select ARRAY[$1]::text[]', params: ['rust'] });
+    expect(built(sql`select ${textArray([])}`)).toEqual({ text: "select '{}'::text[]", params: [] });
+  });
+
   it('leaves a statement alone when it holds a column, an array, a placeholder or an encoded parameter', () => {
     const cases: SQL[] = [
       sql`select ${gigs.id} from gigs`,
