@@ -6,7 +6,7 @@
 // `node --trace-memory-reducer` prints "high alloc" every 8 s for as long as the server runs. So after
 // a load the process kept some 70 MB it did not need, for good (bench:start on PGlite: 250-290 MB
 // against 185 before the load). This does what the memory reducer would have done: once a whole
-// interval passes with the event loop almost idle and the resident set has grown by GROWTH since the
+// interval passes with the event loop almost idle and the resident set has grown by growthBytes since the
 // last trim, one last-resort full GC, which compacts the heap and releases the pooled pages.
 //
 // A last-resort GC is what reduces memory: a regular major GC took 21-31 ms and left the resident
