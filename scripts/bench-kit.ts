@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../db/client.ts';
+import { SERVER_ENV, SERVER_NODE_ARGS } from './start-command.ts';
 
 /** A progress bar on stderr; `extra` adds a note after the counts. */
 export function progress(label: string, total: number) {
@@ -57,23 +58,8 @@ export async function stopServer(child: ChildProcess): Promise<void> {
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/**
- * The flags `npm start` gives node (package.json): --expose-gc for the memory trim (src/memory-trim.ts), and two against heap sizes V8 takes from the
- * machine's memory (24 GiB here): the young generation capped at 8 MB per semi-space (left to
- * itself the server held ~100 MB more under load, for no measurable gain in CPU per request; 8
- * rather than 16 since 2026-11-26: ~15 MB less, 0.97x the CPU per request in bench:ab), and
- * the old generation at 1 GB, whose first collection limit is a fraction of that cap: with the
- * default cap, garbage grew to ~190 MB beside ~50 MB of live objects before a full collection.
- */
-export const SERVER_NODE_ARGS = ['--max-semi-space-size=8', '--max-old-space-size=1024', '--expose-gc'];
-
-/**
- * The environment `npm start` sets (package.json): glibc's malloc with a fixed mmap threshold.
- * Left to itself, glibc raises the threshold after V8 frees the large blocks it used compiling
- * PGlite's WebAssembly, and keeps ~80 MB of freed memory resident for good. A variable the
- * caller already set wins.
- */
-export const SERVER_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '131072' };
+// npm start's node flags and environment (package.json), which every benchmark's server runs with.
+export { SERVER_ENV, SERVER_NODE_ARGS };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -22,8 +22,6 @@ export interface MemoryTrimOptions {
   intervalMs?: number;
   /** Growth of the resident set since the last trim (or the start) that makes a trim worth a pause. */
   growthBytes?: number;
-  /** Event loop utilization (0-1) over one interval below which the server counts as idle. */
-  idleUtilization?: number;
   /** The resident set in bytes, and the event loop utilization since the previous call: injectable for tests. */
   rss?: () => number;
   utilization?: () => number;
@@ -49,18 +47,20 @@ function utilizationSince(): () => number {
   };
 }
 
+/** Event loop utilization (0-1) over one interval below which the server counts as idle. */
+const IDLE_UTILIZATION = 0.05;
+
 export function startMemoryTrim(options: MemoryTrimOptions): MemoryTrim {
   const { gc } = options;
+  if (!gc) return { active: false, check: () => false, stop: () => {} };
   const growth = options.growthBytes ?? 32 * 1024 * 1024;
-  const idle = options.idleUtilization ?? 0.05;
   const rss = options.rss ?? (() => process.memoryUsage.rss());
   const utilization = options.utilization ?? utilizationSince();
-  if (!gc) return { active: false, check: () => false, stop: () => {} };
 
   let baseline = rss();
   const check = () => {
     // Read every time, so that the utilization always covers exactly the last interval.
-    const busy = utilization() >= idle;
+    const busy = utilization() >= IDLE_UTILIZATION;
     const before = rss();
     if (busy || before < baseline + growth) {
       // A resident set that shrank on its own lowers the mark: growth is counted from the lowest point.

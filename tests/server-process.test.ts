@@ -11,17 +11,10 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
+import { SERVER_NODE_ARGS } from '../scripts/start-command.ts';
 import { startFakeGithub } from './fakes/github.ts';
 import { CookieJar, SESSION_COOKIE } from './helpers/session.ts';
-import {
-  SERVER_SCRIPT,
-  START_NODE_FLAGS,
-  get,
-  killRunningServers,
-  spawnServer,
-  waitUntilHealthy,
-  type ServerProcess,
-} from './helpers/server-process.ts';
+import { SERVER_SCRIPT, get, killRunningServers, spawnServer, waitUntilHealthy, type ServerProcess } from './helpers/server-process.ts';
 import { freePort } from './helpers/server.ts';
 
 /**
@@ -110,7 +103,7 @@ describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) =
     console.log(`[server-process] healthy ${Math.round(ms)} ms after spawn (${onServer ? 'Postgres' : 'PGlite'})`);
     expect(server.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('gigmarket listening on'))).toBe(true);
     // Run with npm start's flags, --expose-gc among them: the memory trim is on (src/memory-trim.ts).
-    expect(START_NODE_FLAGS).toContain('--expose-gc');
+    expect(SERVER_NODE_ARGS).toContain('--expose-gc');
     expect(server.logs().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('memory trim off'))).toEqual([]);
 
     const yaml = await get(`${server.url}/openapi.yaml`);

@@ -1,21 +1,14 @@
-// Real server processes, as `npm start` runs them, for tests that need the process itself
-// (start-up, signals, logs) or more than one of them.
+// Real server processes, as `npm start` runs them (its node flags, scripts/start-command.ts), for
+// tests that need the process itself (start-up, signals, logs) or more than one of them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { SERVER_NODE_ARGS } from '../../scripts/start-command.ts';
 import { freePort } from './server.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 /** What `npm start` runs: the server's bundle, built by the tests' global setup (tests/setup/builds.ts). */
 export const SERVER_SCRIPT = 'dist/server.js';
-/** The node flags `npm start` passes (package.json's start script), so these processes run with them too. */
-export const START_NODE_FLAGS: string[] = (() => {
-  const start: string = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
-  const flags = / exec node ((?:--\S+ )*)dist\/server\.js$/.exec(start);
-  if (!flags) throw new Error(`package.json's start script no longer reads "exec node <flags> dist/server.js": ${start}`);
-  return flags[1]!.trim().split(' ').filter(Boolean);
-})();
 const STARTUP_DEADLINE_MS = 45_000;
 const running = new Set<ChildProcess>();
 
@@ -36,7 +29,7 @@ export function killRunningServers(): void {
 export async function spawnServer(env: Record<string, string>, port?: number): Promise<ServerProcess> {
   port ??= await freePort();
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const child = spawn(process.execPath, [...START_NODE_FLAGS, SERVER_SCRIPT], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, SERVER_SCRIPT], {
     cwd: root,
     env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
