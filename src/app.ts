@@ -1,8 +1,7 @@
 // buildApp: the one function that wires the HTTP side: the spec drives the routes, and every
 // handler receives the one context (src/context.ts) built at start.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
-import multipart from '@fastify/multipart';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
 import { actingCredentialOfRequest, authenticateHook, sessionCookieName } from './auth/authenticate.ts';
@@ -19,13 +18,12 @@ import { RequestLogController, loggerOptions } from './http/logging.ts';
 import { lazySerializers } from './http/serialization.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { readUploads, uploadFieldsOf } from './http/uploads.ts';
-import { UPLOAD_MAX_BYTES } from './domain/uploads.ts';
+import { leaveMultipartBodiesUnread, readUploads, registerUploadRoutes, uploadFieldsOf } from './http/uploads.ts';
 import { registerMcpRoute } from './mcp/http.ts';
 import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
 import { registerApiReference } from './http/api-reference.ts';
-import { registerSpecRoutes } from './http/spec-routes.ts';
+import { specRoutes } from './http/spec-routes.ts';
 import { addRouteHook } from './http/route-hooks.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
 
@@ -85,7 +83,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   keepRawJsonBodies(app);
   refuseResponseOnlyBodies(app);
   await app.register(cookie, { secret: ctx.sessionSecret });
-  await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
+  leaveMultipartBodiesUnread(app);
 
   const spec = loadSpec();
   const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
@@ -115,10 +113,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         addRouteHook(route, 'onResponse', idempotency.onResponse);
       }
     });
-    await registerSpecRoutes(api, spec, (operationId) => {
+    const routes = (await specRoutes(spec)).map(({ method, url, schema, operationId }): RouteOptions => {
       const op = operations.get(operationId)!;
       const body = op.operation.requestBody;
       return {
+        method: method as RouteOptions['method'],
+        url,
+        schema,
         handler: withRequestTransaction(withActingCredential(handlers[operationId] as Handler)),
         config: {
           ...(op.operation['x-fastify-config'] ?? {}),
@@ -130,6 +131,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         },
       };
     });
+    for (const route of routes) if (!route.config?.upload) api.route(route);
+    await registerUploadRoutes(
+      api,
+      routes.filter((route) => route.config?.upload),
+    );
   });
 
   const published = publishedSpec(spec, config.publicUrl);

@@ -198,8 +198,25 @@ describe('bodies the operation does not declare', () => {
       body: form,
     });
     expect(status).toBe(415);
-    expect(body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', issues: [] });
+    expect(body.error).toMatchObject({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'this operation takes application/json, not multipart/form-data',
+      issues: [],
+    });
     expect(await gigCount(userId)).toBe(0);
+  });
+
+  it('runs the multipart plugin only on the operations that take uploads', async () => {
+    // The plugin's own onRequest hook (and onResponse) would otherwise run on every request.
+    const routes = server.runtime.app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n');
+    const onRequest = (path: string, method: string) => {
+      const at = routes.findIndex((line) => line.endsWith(`${path} (${method})`));
+      return JSON.parse(routes[at + 1]!.split('(onRequest) ')[1]!) as string[];
+    };
+    const api = ['anonymous()', 'fastifyCookieHandler()', 'limitedAuthentication()'];
+    expect(onRequest('api/gigs', 'POST')).toEqual(api);
+    expect(onRequest('/resume', 'DELETE')).toEqual(api);
+    expect(onRequest('/resume', 'POST')).toEqual([...api, 'anonymous()']);
   });
 });
 

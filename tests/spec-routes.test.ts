@@ -6,7 +6,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lazySerializers } from '../src/http/serialization.ts';
-import { registerSpecRoutes } from '../src/http/spec-routes.ts';
+import { specRoutes } from '../src/http/spec-routes.ts';
 import { validatorCompiler } from '../src/http/validation.ts';
 import { listOperations, loadSpec } from '../src/spec.ts';
 
@@ -22,9 +22,9 @@ async function routesRegistered(): Promise<string[]> {
   app.addHook('onRoute', (route) => {
     seen.push(JSON.stringify([route.method, route.url, route.config?.operationId ?? null, route.schema ?? null]));
   });
-  await app.register(async (scope) => {
-    await registerSpecRoutes(scope, loadSpec(), (operationId) => ({ handler: async () => ({}), config: { operationId } }), cacheDir);
-  });
+  for (const { method, url, schema, operationId } of await specRoutes(loadSpec(), cacheDir)) {
+    app.route({ method, url, schema, handler: async () => ({}), config: { operationId } });
+  }
   await app.ready();
   await app.close();
   return seen.sort();

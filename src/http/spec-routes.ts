@@ -9,13 +9,11 @@ import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import type { FastifySchema } from 'fastify';
 import { type OpenApiDocument, specCacheDir, specText } from '../spec.ts';
 
-/** What a route needs besides what the spec says: its handler and config, by operation. */
-export type OperationRoute = (operationId: string) => Pick<RouteOptions, 'handler' | 'config'>;
-
-interface SpecRoute {
+/** A route as the spec describes it; the app adds its handler and config (by operation). */
+export interface SpecRoute {
   method: string;
   url: string;
   operationId: string;
@@ -31,52 +29,50 @@ function cacheFile(cacheDir: string): string {
   return path.join(cacheDir, `routes-${hash('sha256', `${specText}\n${glueVersion()}`, 'hex').slice(0, 32)}.json`);
 }
 
-/** Registers one route per operation in `scope` (a scope of its own: hooks added to it stay in it). */
-export async function registerSpecRoutes(
-  scope: FastifyInstance,
-  spec: OpenApiDocument,
-  routeOf: OperationRoute,
-  cacheDir = specCacheDir,
-): Promise<void> {
+/**
+ * One route per operation: from the cache, or made by glue in a Fastify instance of its own (never
+ * started) and cached. The caller registers them, each in the scope it belongs to.
+ */
+export async function specRoutes(spec: OpenApiDocument, cacheDir = specCacheDir): Promise<SpecRoute[]> {
   const file = cacheFile(cacheDir);
-  let cached: SpecRoute[] | undefined;
   try {
-    cached = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
     // not made yet (or unreadable): glue makes them below
   }
-  if (cached) {
-    for (const route of cached) scope.route({ method: route.method, url: route.url, schema: route.schema, ...routeOf(route.operationId) });
-    return;
-  }
 
-  const made: string[] = [];
-  scope.addHook('onRoute', (route) => {
+  const made: SpecRoute[] = [];
+  const [{ default: Fastify }, { default: openapiGlue }] = await Promise.all([import('fastify'), import('fastify-openapi-glue')]);
+  const scratch = Fastify({ logger: false });
+  // Nothing is compiled here: the app compiles the schemas of the routes it registers.
+  scratch.setValidatorCompiler(() => () => true);
+  scratch.setSerializerCompiler(() => JSON.stringify);
+  scratch.addHook('onRoute', (route) => {
     // Fastify adds a HEAD route beside each GET by itself (the spec has no HEAD operation).
     const operationId = route.config?.operationId;
     if (!operationId || route.method === 'HEAD') return;
-    // As glue hands it over, before Fastify compiles anything from it; a schema JSON cannot hold
-    // (a cycle) only means no cache.
-    const entry = { method: route.method as string, url: route.url, operationId, schema: route.schema ?? {} } satisfies SpecRoute;
-    try {
-      made.push(JSON.stringify(entry));
-    } catch {
-      made.push('');
-    }
+    made.push({ method: route.method as string, url: route.url, operationId, schema: route.schema ?? {} });
   });
-  const { default: openapiGlue } = await import('fastify-openapi-glue');
-  await scope.register(openapiGlue, {
+  await scratch.register(openapiGlue, {
     specification: spec,
-    // The type says RouteOptions, but glue only spreads handler and config over its own.
-    operationResolver: (operationId: string) => routeOf(operationId) as never,
+    operationResolver: (operationId: string) => ({ handler: async () => undefined, config: { operationId } }) as never,
   });
+  await scratch.close();
+  // As glue hands them over, before Fastify compiles anything from them; a schema JSON cannot hold
+  // (a cycle) only means no cache.
+  let text: string;
+  try {
+    text = JSON.stringify(made);
+  } catch {
+    return made;
+  }
   try {
     fs.mkdirSync(cacheDir, { recursive: true });
     const partial = `${file}.${process.pid}.tmp`;
-    if (made.includes('')) return;
-    fs.writeFileSync(partial, `[${made.join(',')}]`);
+    fs.writeFileSync(partial, text);
     fs.renameSync(partial, file); // whole or not at all, whichever process writes it
   } catch {
-    // a read-only install (or a schema JSON cannot hold): glue again next time
+    // a read-only install: glue again next time
   }
+  return made;
 }

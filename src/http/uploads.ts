@@ -7,8 +7,15 @@
 // Refusals: a body (Content-Length) or a file larger than allowed is 413 as soon as that is known,
 // and the connection is closed so that the rest is never read; a missing, repeated or unknown field,
 // a text field where a file belongs, or a body that is not valid multipart is 400 naming it.
+//
+// The plugin is registered in the upload operations' scope only: it adds an async onRequest and
+// onResponse hook to every request of its scope (to delete what its disk mode saved, a mode this
+// API does not use), two promises and a listener on each of them. Everywhere else a multipart body
+// is left unread, as the plugin's own parser leaves it, and checkRequestBody refuses it (415)
+// where the operation takes a body.
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { UPLOAD_MAX_BYTES } from '../domain/uploads.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 
@@ -17,6 +24,20 @@ declare module 'fastify' {
     /** From the spec's multipart schema: the file fields the operation takes, and which it requires. */
     upload?: { fields: string[]; required: string[] };
   }
+}
+
+/** Outside the upload operations: a multipart body is accepted unread (see the top of this file). */
+export function leaveMultipartBodiesUnread(app: FastifyInstance): void {
+  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
+}
+
+/** Registers the operations that take uploads in a scope of their own, with the multipart plugin. */
+export async function registerUploadRoutes(parent: FastifyInstance, routes: RouteOptions[]): Promise<void> {
+  await parent.register(async (scope) => {
+    scope.removeContentTypeParser('multipart/form-data');
+    await scope.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
+    for (const route of routes) scope.route(route);
+  });
 }
 
 /** A file as received. In JSON (the Idempotency-Key's request hash, logs) it is its digest, never its bytes. */
