@@ -2,12 +2,13 @@
 // then builds with far less garbage. The statement Drizzle builds from it must be the one it
 // builds from the nested form, text and parameters, for hand-made trees and for discovery's own
 // statements; a tree holding anything but sql, sql.raw, sql.join and plain values is left alone.
+// db/sql.ts's own `sql` tag (string chunks made once per template) builds what Drizzle's builds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { gigs } from '../db/schema.ts';
-import { flatSql, textArray } from '../db/sql.ts';
+import { sql as cachedSql, flatSql, textArray } from '../db/sql.ts';
 import { newId } from '../src/ids.ts';
 import { planSearch, type SearchRequest } from '../src/search/service.ts';
 import { searchGigRows, searchSql } from '../src/search/ranking-sql.ts';
@@ -36,6 +37,29 @@ describe('flatSql', () => {
       // One level: no nested statement is left.
       expect(flat.queryChunks.some((c) => c instanceof Object && 'queryChunks' in c)).toBe(false);
     }
+  });
+
+  it("builds with db/sql.ts's tag the statement Drizzle's tag builds, at every use of a template", () => {
+    const when = new Date('2026-11-26T12:00:00Z');
+    // The same template (one call site) with other values each time: its chunks are shared.
+    const pair = (tag: typeof sql, a: unknown, b: unknown) => tag`x = ${a} and y = ${b}`;
+    const nested = (tag: typeof sql, v: string) =>
+      tag`with x as (${tag`select * from t where ${pair(tag, v, 2)}`}) select ${tag.raw('col')} from x where ${and(tag`a = ${v}`, tag`b`)}`;
+    const built2 = (make: (tag: typeof sql) => SQL) => {
+      const ours = make(cachedSql as typeof sql);
+      expect(built(ours)).toEqual(built(make(sql)));
+      expect(built(flatSql(ours))).toEqual(built(make(sql)));
+      return built(ours);
+    };
+    expect(built2((tag) => pair(tag, 'a', 1))).toEqual({ text: 'x = $1 and y = $2', params: ['a', 1] });
+    expect(built2((tag) => pair(tag, when, null))).toEqual({ text: 'x = $1 and y = $2', params: [when, null] });
+    expect(built2((tag) => nested(tag, 'v')).params).toEqual(['v', 2, 'v']);
+    expect(built2((tag) => nested(tag, 'w')).params).toEqual(['w', 2, 'w']);
+    built2((tag) => tag``);
+    built2((tag) => tag`${1}`);
+    built2((tag) => tag`only text`);
+    built2((tag) => tag.join([tag`${1}`, tag`${2}`, tag.raw('3')], tag`, `));
+    expect(cachedSql``.queryChunks).toEqual([]);
   });
 
   it('writes a list of values as one parameter each', () => {

@@ -2,9 +2,9 @@
 // Postgres orders and pages ranked results itself. The formulas mirror scoring.ts beside this file
 // (a test checks that the two agree). Every query reads open gigs only: the partial indexes of
 // migration 0003 cover exactly those.
-import { and, sql, type SQL } from 'drizzle-orm';
+import { and, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { flatSql, list, rowsOf, textArray } from '../../db/sql.ts';
+import { flatSql, list, rowsOf, sql, textArray } from '../../db/sql.ts';
 import { FIELD_WEIGHTS, FEEDBACK_EFFECT, type FeedbackSignal, type RankingWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
 import { candidateArms, candidatesCte, type ArmInputs, type GigFilters } from './candidates-sql.ts';

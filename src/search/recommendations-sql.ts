@@ -1,8 +1,8 @@
 // Recommendations' SQL: gigs for a worker (profile skills and history) and workers for a gig
 // (skills, published reviews, vouches). Formulas mirror src/search/recommendations.ts and scoring.ts.
-import { and, sql, type SQL } from 'drizzle-orm';
+import { and, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { rowsOf, textArray } from '../../db/sql.ts';
+import { rowsOf, sql, textArray } from '../../db/sql.ts';
 import { FEEDBACK_EFFECT, type FeedbackSignal, type GigRecommendationWeights, type WorkerRecommendationWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
 import { RATING_MAX, RATING_MIN } from '../domain/review.ts';
