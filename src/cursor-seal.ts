@@ -2,9 +2,10 @@
 // made up is refused (400 naming `cursor`) instead of being read as some other position. A cursor
 // grants nothing (every list is already scoped to its caller), so the check needs no secret: it
 // tells a cursor this API made from anything else, which is all a client needs to hear.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-const check = (body: string) => createHash('sha256').update(`gigmarket-cursor:${body}`).digest('base64url').slice(0, 12);
+// The one-shot crypto.hash: a page of every list seals one, and it costs half of createHash's.
+const check = (body: string) => hash('sha256', `gigmarket-cursor:${body}`, 'base64url').slice(0, 12);
 
 export function sealCursor(value: unknown): string {
   const body = Buffer.from(JSON.stringify(value)).toString('base64url');

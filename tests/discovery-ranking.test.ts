@@ -54,6 +54,15 @@ describe('reading q', () => {
     expect(skills).toEqual([{ skill: 'python', forms: ['python'], from: 'pyton', corrected: true }]);
   });
 
+  it('reads a typo as the first tag it could stand for, in the vocabulary order, whatever their lengths', () => {
+    // 'flaks' is one edit from each: a letter missing (flasks), swapped (flask), extra (flak is too short to guess).
+    const skillOf = (tags: string[]) => recognizeSkills(['flaks'], new Set(tags), () => false).map((s) => s.skill);
+    expect(skillOf(['flasks', 'flask'])).toEqual(['flasks']);
+    expect(skillOf(['flask', 'flasks'])).toEqual(['flask']);
+    expect(skillOf(['rust', 'flakes', 'flask'])).toEqual(['flakes']);
+    expect(skillOf(['rust', 'flame'])).toEqual([]);
+  });
+
   it('knows the synonyms of a skill', () => {
     expect(skillForms('k8s')).toEqual(['k8s', 'kubernetes', 'kube']);
     expect(skillForms('Ruby on Rails')).toEqual(['ruby-on-rails', 'rails', 'ror']);

@@ -2,7 +2,7 @@
 // below it in the order (score desc, id desc). The cursor carries that position, the time the
 // first page was ranked at (freshness is computed as of then, so scores do not drift between
 // pages) and a fingerprint of the request: it only continues the same query.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { validationFailed } from '../errors.ts';
 import { UUID_PATTERN } from '../ids.ts';
 import { openCursor, sealCursor } from '../cursor-seal.ts';
@@ -24,7 +24,7 @@ export interface RankedPosition {
 
 /** A short fingerprint of what defines the ranking (the query and its filters, not the limit). */
 export function fingerprint(parts: unknown): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 16);
+  return hash('sha256', JSON.stringify(parts), 'base64url').slice(0, 16);
 }
 
 export function encodeRankedCursor(print: string, p: RankedPosition): string {

@@ -96,16 +96,49 @@ export function isTypoOf(word: string, tag: string): boolean {
   return word.length < tag.length ? word.slice(i) === tag.slice(i + 1) : word.slice(i + 1) === tag.slice(i);
 }
 
-const candidatesOf = new WeakMap<ReadonlySet<string>, string[]>();
+/** The one-word tags of five letters or more that a typo may stand for, in vocabulary order, by length. */
+interface TypoCandidates {
+  tags: string[];
+  /** Length -> indexes into `tags` of that length, ascending. */
+  byLength: Map<number, number[]>;
+}
 
-/** The one-word tags of five letters or more that a typo may stand for, once per vocabulary. */
-function typoCandidates(vocabulary: ReadonlySet<string>): string[] {
-  let singles = candidatesOf.get(vocabulary);
-  if (!singles) {
-    singles = [...vocabulary].filter((t) => t.length >= 5 && /^[a-z]+$/.test(t));
-    candidatesOf.set(vocabulary, singles);
+const candidatesOf = new WeakMap<ReadonlySet<string>, TypoCandidates>();
+
+function typoCandidates(vocabulary: ReadonlySet<string>): TypoCandidates {
+  let candidates = candidatesOf.get(vocabulary);
+  if (!candidates) {
+    const tags = [...vocabulary].filter((t) => t.length >= 5 && /^[a-z]+$/.test(t));
+    const byLength = new Map<number, number[]>();
+    tags.forEach((tag, i) => {
+      const same = byLength.get(tag.length);
+      if (same) same.push(i);
+      else byLength.set(tag.length, [i]);
+    });
+    candidates = { tags, byLength };
+    candidatesOf.set(vocabulary, candidates);
   }
-  return singles;
+  return candidates;
+}
+
+/**
+ * The first tag, in vocabulary order, that `word` reads as a typo of. Only tags one letter
+ * longer or shorter or of its length can be (isTypoOf): a query's every word used to be tried
+ * against every one-word tag, which grows with the vocabulary.
+ */
+function typoOf(word: string, vocabulary: ReadonlySet<string>): string | undefined {
+  const { tags, byLength } = typoCandidates(vocabulary);
+  let first = Number.POSITIVE_INFINITY;
+  for (const length of [word.length - 1, word.length, word.length + 1]) {
+    for (const i of byLength.get(length) ?? []) {
+      if (i >= first) break;
+      if (isTypoOf(word, tags[i]!)) {
+        first = i;
+        break;
+      }
+    }
+  }
+  return tags[first];
 }
 
 /** Words that are never skills on their own, whatever the vocabulary says. */
@@ -124,14 +157,18 @@ export function recognizeSkills(words: readonly string[], vocabulary: ReadonlySe
     const skill = canonicalSkill(tag);
     if (!found.has(skill)) found.set(skill, { skill, forms: skillForms(skill), from, corrected });
   };
+  const unused = (from: number, to: number) => {
+    for (let k = from; k < to; k++) if (used[k]) return false;
+    return true;
+  };
   for (let n = 3; n >= 1; n--) {
     for (let i = 0; i + n <= words.length; i++) {
-      if (used.slice(i, i + n).some(Boolean)) continue;
+      if (!unused(i, i + n)) continue;
+      if (n === 1 && ignorable(words[i]!)) continue;
       const run = words.slice(i, i + n);
-      if (n === 1 && ignorable(run[0]!)) continue;
-      if (n > 1 && ignorable(run[0]!) && !GROUP_OF.has(tagForm(run.join(' ')))) continue;
       const form = tagForm(run.join(' '));
-      const joined = run.join('');
+      if (n > 1 && ignorable(run[0]!) && !GROUP_OF.has(form)) continue;
+      const joined = n > 1 ? run.join('') : form;
       const known =
         GROUP_OF.has(form) || vocabulary.has(form) ? form : n > 1 && (GROUP_OF.has(joined) || vocabulary.has(joined)) ? joined : undefined;
       if (!known) continue;
@@ -142,7 +179,7 @@ export function recognizeSkills(words: readonly string[], vocabulary: ReadonlySe
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (used[i] || word.length < 5 || ignorable(word) || !/^[a-z]+$/.test(word)) continue;
-    const tag = typoCandidates(vocabulary).find((t) => isTypoOf(word, t));
+    const tag = typoOf(word, vocabulary);
     if (tag) {
       add(tag, word, true);
       used[i] = true;
