@@ -56,6 +56,29 @@ export const textArray = (items: readonly string[]) => (items.length ? sql`ARRAY
 const PLAIN = new Set(['string', 'number', 'boolean', 'bigint']);
 
 /**
+ * A plain value as a SQL literal, or undefined for one that has none here (a Date, NaN, ...).
+ * Strings are quoted with quotes doubled, which is the whole of escaping with
+ * standard_conforming_strings on (db/client.ts sets it on every server connection; PGlite has it
+ * on); a negative number is parenthesised, so that no minus before it can make a comment of `--`.
+ */
+export function sqlLiteral(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return `'${value.replaceAll("'", "''")}'`;
+    case 'number':
+      if (!Number.isFinite(value)) return undefined;
+      return value < 0 ? `(${value})` : String(value);
+    case 'bigint':
+      return value < 0n ? `(${value})` : String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The same statement as `query`, as one level of text and values. Drizzle builds a statement's
  * text by merging each nested `sql` with its parent, strings and parameter arrays copied at every
  * level: for discovery's ranking statement (a few thousand characters, nested ten deep) that
@@ -63,11 +86,20 @@ const PLAIN = new Set(['string', 'number', 'boolean', 'bigint']);
  * here, then Drizzle's build over a flat list, gives the same text and parameters (tests compare
  * them). Only `sql`, `sql.raw`, `sql.join` and plain values are flattened; a query holding
  * anything else (columns, tables, placeholders, arrays, encoded params) is returned as it is.
+ *
+ * `inline`: the values written into the text as literals (sqlLiteral), so that the statement has
+ * no parameters. postgres.js sends a statement with parameters that is not a named prepared one
+ * as two round trips (Parse and Describe, then on the answer Bind and Execute, to learn the
+ * parameters' types); one without parameters goes in one. On this repository's VM a round trip
+ * costs ~0.2 ms. The database plans it with the values either way (an unnamed statement gets a
+ * custom plan). When a value has no literal, the values stay parameters.
  */
-export function flatSql(query: SQL): SQL {
+export function flatSql(query: SQL, options: { inline?: boolean } = {}): SQL {
   const flat = emptyStatement();
   const chunks = flat.chunks;
   let text = '';
+  let inline = options.inline === true;
+  const inlined: string[] = [];
   /**
    * False when the tree holds something only Drizzle's own build knows how to write. `instanceof`,
    * not Drizzle's `is()`: one copy of Drizzle here, and `is()` walks the prototype chain of every
@@ -80,6 +112,11 @@ export function flatSql(query: SQL): SQL {
         if (!walk(chunk.queryChunks)) return false;
       } else if (chunk === undefined) continue;
       else if (chunk === null || PLAIN.has(typeof chunk) || chunk instanceof Date) {
+        if (inline) {
+          const literal = sqlLiteral(chunk);
+          if (literal === undefined) inline = false;
+          else inlined.push(text, literal);
+        }
         chunks.push(new StringChunk(text), chunk);
         text = '';
       } else return false;
@@ -87,6 +124,7 @@ export function flatSql(query: SQL): SQL {
     return true;
   };
   if (!walk(query.queryChunks)) return query;
+  if (inline) return drizzleSql.raw(`${inlined.join('')}${text}`);
   chunks.push(new StringChunk(text));
   return flat.query;
 }

@@ -8,10 +8,10 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { gigs } from '../db/schema.ts';
-import { sql as cachedSql, flatSql, textArray } from '../db/sql.ts';
+import { sql as cachedSql, flatSql, rowsOf, sqlLiteral, textArray } from '../db/sql.ts';
 import { newId } from '../src/ids.ts';
 import { planSearch, type SearchRequest } from '../src/search/service.ts';
-import { searchGigRows, searchSql } from '../src/search/ranking-sql.ts';
+import { rankedRowOf, searchGigRows, searchSql } from '../src/search/ranking-sql.ts';
 
 const dialect = new PgDialect();
 const built = (query: SQL) => {
@@ -60,6 +60,25 @@ describe('flatSql', () => {
     built2((tag) => tag`only text`);
     built2((tag) => tag.join([tag`${1}`, tag`${2}`, tag.raw('3')], tag`, `));
     expect(cachedSql``.queryChunks).toEqual([]);
+  });
+
+  it('writes values as literals when asked, and keeps parameters when one has no literal', () => {
+    const query = sql`select ${"it's"}, ${-2}::int, ${1.5}, ${null}, ${true}, ${10n}, ${textArray(['a', "b'c"])}`;
+    expect(built(flatSql(query, { inline: true }))).toEqual({
+      text: "select 'it''s', (-2)::int, 1.5, null, true, 10, ARRAY['a', 'b''c']::text[]",
+      params: [],
+    });
+    for (const value of [new Date(), Number.NaN, Number.POSITIVE_INFINITY]) {
+      const withIt = sql`select ${value}, ${'x'}`;
+      expect(built(flatSql(withIt, { inline: true }))).toEqual(built(withIt));
+    }
+    expect([sqlLiteral(0), sqlLiteral(-0.25), sqlLiteral(-3n), sqlLiteral(false), sqlLiteral({})]).toEqual([
+      '0',
+      '(-0.25)',
+      '(-3)',
+      'false',
+      undefined,
+    ]);
   });
 
   it('writes a list of values as one parameter each', () => {
@@ -135,6 +154,49 @@ describe("flatSql on discovery's statements", () => {
         expect(flat).not.toBe(query);
         expect(built(flat)).toEqual(built(query));
       }
+    }
+  });
+
+  it('reads back every string as it was when it is written as a literal, however it is quoted', async () => {
+    const strings = [
+      "it's",
+      "''",
+      "'; drop table gigs; --",
+      "back\\slash \\' and \\n",
+      '$$ dollar $tag$',
+      '-- not a comment',
+      '/* nor this */',
+      'émoji ✓ 🎉 and “quotes”',
+      '',
+    ];
+    const numbers = [0, -1, -0.5, 1e-7, 2 ** 53, -123456.789];
+    // Each column named by its place (c00, c01, ...), so that they come back in order.
+    const columns = [...strings.map((s) => sql`${s}::text`), ...numbers.map((n) => sql`2 - ${n}::float8`)];
+    const query = sql`select ${sql.join(
+      columns.map((c, i) => sql`${c} as ${sql.raw(`c${String(i).padStart(2, '0')}`)}`),
+      sql`, `,
+    )}`;
+    const inlined = flatSql(query, { inline: true });
+    expect(built(inlined).params).toEqual([]);
+    const [row] = await rowsOf<Record<string, unknown>>(server.db, inlined);
+    const [parameterized] = await rowsOf<Record<string, unknown>>(server.db, query);
+    expect(Object.values(row!)).toEqual([...strings, ...numbers.map((n) => 2 - n)]);
+    expect(row).toEqual(parameterized);
+    expect(await server.db.$count(gigs)).toBe(12);
+    // What makes doubling quotes the whole of quoting (db/client.ts sets it on a server's connections).
+    const [setting] = await rowsOf<{ on: string }>(server.db, sql`select current_setting('standard_conforming_strings') as on`);
+    expect(setting!.on).toBe('on');
+  });
+
+  it('ranks the same pages with the values written as literals as with them as parameters', async () => {
+    const ctx = { db: server.db, config: { embeddings: undefined } };
+    for (const request of [...requests, { limit: 20, q: "o'reilly -- it's" }]) {
+      const { plan } = await planSearch(ctx, userId, request);
+      const inlined = flatSql(searchSql(plan), { inline: true });
+      expect(built(inlined).params).toEqual([]);
+      const page = (query: SQL) =>
+        rowsOf<{ r: unknown[] }>(server.db, query).then((rows) => rows.map(rankedRowOf).map(({ ranked_at, ...r }) => r));
+      expect(await page(inlined)).toEqual(await page(flatSql(searchSql(plan))));
     }
   });
 

@@ -212,7 +212,7 @@ export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
 
 /** The ranked page for a search plan: `take` rows, best first, after the cursor. */
 export async function searchGigRows(db: Executor, plan: SearchPlan, neighbourIds: string[] = []): Promise<RankedRow[]> {
-  return (await rowsOf<{ r: unknown[] }>(db, flatSql(searchSql(plan, neighbourIds)))).map(rankedRowOf);
+  return (await rowsOf<{ r: unknown[] }>(db, flatSql(searchSql(plan, neighbourIds), { inline: true }))).map(rankedRowOf);
 }
 
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
