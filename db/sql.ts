@@ -128,3 +128,8 @@ export function flatSql(query: SQL, options: { inline?: boolean } = {}): SQL {
   chunks.push(new StringChunk(text));
   return flat.query;
 }
+
+/** rowsOf for a statement built on each request: flattened, with its values as literals (one round trip, see flatSql). */
+export function literalRowsOf<T>(db: Executor, query: SQL): Promise<T[]> {
+  return rowsOf<T>(db, flatSql(query, { inline: true }));
+}

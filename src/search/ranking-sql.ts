@@ -4,7 +4,7 @@
 // migration 0003 cover exactly those.
 import { and, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { flatSql, list, rowsOf, sql, textArray } from '../../db/sql.ts';
+import { list, literalRowsOf, rowsOf, sql, textArray } from '../../db/sql.ts';
 import { FIELD_WEIGHTS, FEEDBACK_EFFECT, type FeedbackSignal, type RankingWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
 import { candidateArms, candidatesCte, type ArmInputs, type GigFilters } from './candidates-sql.ts';
@@ -212,7 +212,7 @@ export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
 
 /** The ranked page for a search plan: `take` rows, best first, after the cursor. */
 export async function searchGigRows(db: Executor, plan: SearchPlan, neighbourIds: string[] = []): Promise<RankedRow[]> {
-  return (await rowsOf<{ r: unknown[] }>(db, flatSql(searchSql(plan, neighbourIds), { inline: true }))).map(rankedRowOf);
+  return (await literalRowsOf<{ r: unknown[] }>(db, searchSql(plan, neighbourIds))).map(rankedRowOf);
 }
 
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
@@ -422,10 +422,10 @@ export async function semanticNeighbours(db: Executor, userId: string, filters: 
       where ${and(...where)} order by e.embedding::${type} <=> ${vectorLiteral(s.vector)}::${type} limit ${s.neighbours}::int`;
     return db.transaction(async (tx) => {
       await tx.execute(sql.raw(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, Math.trunc(s.neighbours)))}`));
-      return (await rowsOf<{ id: string }>(tx, query)).map((r) => r.id);
+      return (await literalRowsOf<{ id: string }>(tx, query)).map((r) => r.id);
     });
   }
-  const rows = await rowsOf<{ id: string }>(
+  const rows = await literalRowsOf<{ id: string }>(
     db,
     sql`select e.gig_id as id from gig_embeddings e join gigs g on g.id = e.gig_id
     where ${and(...where)} order by ${similaritySql(s)} desc limit ${s.neighbours}::int`,
