@@ -95,11 +95,10 @@ export function sqlLiteral(value: unknown): string | undefined {
  * custom plan). When a value has no literal, the values stay parameters.
  */
 export function flatSql(query: SQL, options: { inline?: boolean } = {}): SQL {
-  const flat = emptyStatement();
-  const chunks = flat.chunks;
+  // The statement as texts and values in turn: texts[i] comes before values[i], `text` ends it.
+  const texts: string[] = [];
+  const values: unknown[] = [];
   let text = '';
-  let inline = options.inline === true;
-  const inlined: string[] = [];
   /**
    * False when the tree holds something only Drizzle's own build knows how to write. `instanceof`,
    * not Drizzle's `is()`: one copy of Drizzle here, and `is()` walks the prototype chain of every
@@ -112,20 +111,21 @@ export function flatSql(query: SQL, options: { inline?: boolean } = {}): SQL {
         if (!walk(chunk.queryChunks)) return false;
       } else if (chunk === undefined) continue;
       else if (chunk === null || PLAIN.has(typeof chunk) || chunk instanceof Date) {
-        if (inline) {
-          const literal = sqlLiteral(chunk);
-          if (literal === undefined) inline = false;
-          else inlined.push(text, literal);
-        }
-        chunks.push(new StringChunk(text), chunk);
+        texts.push(text);
+        values.push(chunk);
         text = '';
       } else return false;
     }
     return true;
   };
   if (!walk(query.queryChunks)) return query;
-  if (inline) return drizzleSql.raw(`${inlined.join('')}${text}`);
-  chunks.push(new StringChunk(text));
+  if (options.inline) {
+    const literals = values.map(sqlLiteral);
+    if (!literals.includes(undefined)) return drizzleSql.raw(`${texts.map((t, i) => t + literals[i]).join('')}${text}`);
+  }
+  const flat = emptyStatement();
+  values.forEach((value, i) => flat.chunks.push(new StringChunk(texts[i]!), value));
+  flat.chunks.push(new StringChunk(text));
   return flat.query;
 }
 
