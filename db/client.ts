@@ -36,6 +36,7 @@ export interface OpenOptions {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
+    // Patched to hand a query the connection that went idle last (patches/postgres+3.4.9.patch).
     const client = postgres(options.databaseUrl, {
       max: options.max ?? 10,
       onnotice: () => {},

@@ -1,6 +1,7 @@
 // Settings the database runs with. Embedded PGlite's shared_buffers: 16MB by default
 // (PGLITE_SHARED_BUFFERS), so the server's resident set does not carry PGlite's own 128MB of
-// buffers; a bad size stops the start. A server Postgres: JIT off on every connection.
+// buffers; a bad size stops the start. A server Postgres: JIT off on every connection, and the
+// pool handing each query its most recently idle connection (patches/postgres+3.4.9.patch).
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/client.ts';
 import { loadConfig } from '../src/config.ts';
@@ -40,6 +41,28 @@ describe.skipIf(!process.env.DATABASE_URL)('a server Postgres', () => {
       if (database.kind !== 'postgres') throw new Error('expected a server Postgres');
       const shown = await Promise.all([1, 2, 3].map(() => database.sql<{ jit: string }[]>`show jit`));
       expect(shown.map((rows) => rows[0]!.jit)).toEqual(['off', 'off', 'off']);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('hands each query the connection that went idle last, so that a quiet server keeps using one warm backend', async () => {
+    const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, max: 3 });
+    try {
+      if (database.kind !== 'postgres') throw new Error('expected a server Postgres');
+      const pid = async () => (await database.sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+      // Three at once open all three connections; the one that finishes last is the most recently idle.
+      const finished: number[] = [];
+      await Promise.all(
+        [0.02, 0.04, 0.08].map(async (s) => {
+          finished.push((await database.sql<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(${s})`)[0]!.pid);
+        }),
+      );
+      expect(new Set(finished).size).toBe(3);
+      const sequential: number[] = [];
+      for (let i = 0; i < 6; i++) sequential.push(await pid());
+      // postgres.js itself hands them out in turn (oldest idle first): every pid twice.
+      expect(sequential).toEqual(Array(6).fill(finished[2]));
     } finally {
       await database.close();
     }
