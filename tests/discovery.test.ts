@@ -357,6 +357,21 @@ describe('POST /api/discovery/feedback', () => {
     restored.data.forEach((g, i) => expect(g.score).toBeCloseTo(before.data[i]!.score, 3));
   });
 
+  // The caller's gigs with feedback are candidates whatever their age (not only through the
+  // indexes of open gigs), so the ranking itself must leave out those no longer open.
+  it('leaves out a gig the caller gave feedback on once it is no longer open', async () => {
+    await nativeGig('upThenPaused', { title: 'Rust gig with feedback', tags: ['rust'] }, 2);
+    const send = (signal: 'up' | 'clear') =>
+      worker.api.POST('/api/discovery/feedback', { body: { gig_id: ids.upThenPaused!, signal, context: 'search' } });
+    expect((await send('up')).response.status).toBe(200);
+    expect(keysOf((await search(worker, { q: 'rust' })).data)).toContain('upThenPaused');
+    const paused = await client.api.PATCH('/api/gigs/{id}', { params: { path: { id: ids.upThenPaused! } }, body: { status: 'paused' } });
+    expect(paused.response.status).toBe(200);
+    for (const query of [{ q: 'rust' }, { tags: 'rust' }, {}])
+      expect(keysOf((await search(worker, query)).data)).not.toContain('upThenPaused');
+    expect((await send('clear')).response.status).toBe(200);
+  });
+
   it('refuses a gig the caller cannot see, and invalid bodies', async () => {
     const unknown = await worker.api.POST('/api/discovery/feedback', { body: { gig_id: newId(), signal: 'up' } });
     expect(unknown.response.status).toBe(404);
