@@ -36,7 +36,8 @@ export interface OpenOptions {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    // Patched to hand a query the connection that went idle last (patches/postgres+3.4.9.patch).
+    // Patched (patches/postgres+3.4.9.patch): a queue that stays compact under load, and the pool
+    // handing a query the connection that went idle last.
     const client = postgres(options.databaseUrl, {
       max: options.max ?? 10,
       onnotice: () => {},
