@@ -143,6 +143,15 @@ describe('scores', () => {
       'title matches "rust"',
       'tags match "kubernetes" (for "k8s")',
     ]);
+    // Several words in a field, each reported once, in its best field: "k8s" and "webassembly"
+    // stand for words already reported.
+    const origin = new Map([
+      ['kubernetes', 'k8s'],
+      ['webassembly', 'wasm'],
+    ]);
+    expect(
+      textReasons({ title: ['rust', 'wasm'], tags: ['rust', 'kubernetes', 'k8s', 'go'], description: ['webassembly', 'tokio'] }, origin),
+    ).toEqual(['title matches "rust", "wasm"', 'tags match "kubernetes" (for "k8s"), "go"', 'description mentions "tokio"']);
   });
 });
 

@@ -54,21 +54,22 @@ export function textReasons(
 ): string[] {
   const seen = new Set<string>();
   const reasons: string[] = [];
-  const field = (terms: string[], say: (list: string) => string) => {
-    const shown: string[] = [];
+  // One string per field, built as it goes: this runs for every gig of a page.
+  const field = (terms: string[], lead: string) => {
+    let shown = '';
     for (const term of terms) {
       const from = origin.get(term) ?? term;
-      const label = from === term ? `"${term}"` : `"${term}" (for "${from}")`;
       if (seen.has(term) || seen.has(from)) continue;
       seen.add(term);
       seen.add(from);
-      shown.push(label);
+      const label = from === term ? `"${term}"` : `"${term}" (for "${from}")`;
+      shown = shown ? `${shown}, ${label}` : label;
     }
-    if (shown.length) reasons.push(say(shown.join(', ')));
+    if (shown) reasons.push(lead + shown);
   };
-  field(hits.title, (l) => `title matches ${l}`);
-  field(hits.tags, (l) => `tags match ${l}`);
-  field(hits.description, (l) => `description mentions ${l}`);
+  field(hits.title, 'title matches ');
+  field(hits.tags, 'tags match ');
+  field(hits.description, 'description mentions ');
   return reasons;
 }
 

@@ -128,8 +128,9 @@ export function presentRanked(row: RankedRow, e: Explainer) {
   };
   const reasons = textReasons({ title: row.title_hits, tags: row.tag_hits, description: row.description_hits }, e.origin);
   if (n) {
-    const tags = new Set(row.tags);
-    const covered = [...e.requested].filter(([, forms]) => forms.some((f) => tags.has(f))).map(([skill]) => skill);
+    // A gig has a few tags and a search a few skills: plain loops, nothing built per gig but the list.
+    const covered: string[] = [];
+    for (const [skill, forms] of e.requested) if (forms.some((f) => row.tags.includes(f))) covered.push(skill);
     const r = skillsReason(covered, n);
     if (r) reasons.push(r);
   }
