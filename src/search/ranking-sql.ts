@@ -105,20 +105,29 @@ export interface RankedRow {
   ranked_at?: string | number;
 }
 
+const OPEN = sql`g.status = 'open'`;
+/**
+ * The status condition written so that no index can serve it: for candidates looked up by id, the
+ * planner took gigs_status_id_idx (status, id) over the primary key, comparing the status text at
+ * each level of every descent (through the collation, not a memcmp). Through the primary key, the
+ * eight shapes of the bench that read candidates by id took 2-12% less time as bare SQL at
+ * 100,000 gigs (median 7%, 23 of 24 pairs alternating), same rows.
+ */
+const OPEN_BY_ROW = sql`(g.status || '') = 'open'`;
+
 /**
  * `payIndex: false` writes the pay condition so that gigs_open_pay_high_idx cannot serve it: with
  * text in the query the text index is the better driver, but the planner sometimes misjudged a
  * common word OR-ed with its tag and scanned the pay index instead (about 50 ms against 21 on
  * 100,000 gigs in the bench).
- *
- * `statusIndex: false` writes the status condition so that no index can serve it either: for
- * candidates looked up by id, the planner took gigs_status_id_idx (status, id) over the primary
- * key, comparing the status text at each level of every descent (through the collation, not a
- * memcmp). Through the primary key, the eight shapes of the bench that read candidates by id took
- * 2-12% less time as bare SQL at 100,000 gigs (median 7%, 23 of 24 pairs alternating), same rows.
  */
-export function filterConditions(f: GigFilters, options: { payIndex?: boolean; statusIndex?: boolean } = {}): SQL[] {
-  const c: SQL[] = [options.statusIndex === false ? sql`(g.status || '') = 'open'` : sql`g.status = 'open'`];
+export function filterConditions(f: GigFilters, options: { payIndex?: boolean } = {}): SQL[] {
+  return [OPEN, ...requestFilterConditions(f, options)];
+}
+
+/** The request's filters, without the status condition every query has. */
+function requestFilterConditions(f: GigFilters, options: { payIndex?: boolean }): SQL[] {
+  const c: SQL[] = [];
   if (f.tags.length) c.push(sql`g.tags && ${textArray(f.tags)}`);
   if (f.minCompensationCents !== null) {
     c.push(
@@ -279,11 +288,11 @@ function fusedSql(w: RankingWeights, structured: SQL, lexical: SQL | null, seman
 export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
   const w = plan.weights;
   const text = plan.websearch !== null;
-  const filters = filterConditions(plan.filters, { payIndex: !text });
+  const requested = requestFilterConditions(plan.filters, { payIndex: !text });
+  const filters = [OPEN, ...requested];
   const arms = plan.exhaustive ? [] : candidateArms(plan);
   // The candidates are read by id: through the primary key, not the status index.
-  const candidateFilters = arms.length ? filterConditions(plan.filters, { payIndex: !text, statusIndex: false }) : filters;
-  const where = [...candidateFilters, sql`(fb.signal is null or fb.signal <> 'hide')`];
+  const where = [arms.length ? OPEN_BY_ROW : OPEN, ...requested, sql`(fb.signal is null or fb.signal <> 'hide')`];
   if (text) {
     const matches: SQL[] = [sql`g.search_tsv @@ tsq`];
     if (plan.recallTags.length) matches.push(sql`g.tags && ${textArray(plan.recallTags)}`);
