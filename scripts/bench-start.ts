@@ -6,10 +6,10 @@
 // Cold start: from spawning `node dist/server.js` on an existing embedded database (PGlite under a
 // DATA_DIR made and migrated by a first start) to its first 200 from /api/health, BENCH_STARTS
 // times (0 skips it). Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from
-// /proc) once healthy, 3 s later, then 1 s, 5 s and 30 s after a load of BENCH_REQUESTS reads
+// /proc) once healthy, 3 s later, then 1 s, 15 s and 30 s after a load of BENCH_REQUESTS reads
 // (autocannon, 10 connections: GET /api/gigs, GET /api/gigs/{id}, GET /api/profile/me,
-// authenticated; the bare process gets as many /api/health). 5 s: the server's memory trim
-// (src/memory-trim.ts) runs after one idle second. The bare process has no trim, and the server
+// authenticated; the bare process gets as many /api/health). 15 s: the server's memory trim
+// (src/memory-trim.ts) runs after 10 quiet seconds. The bare process has no trim, and the server
 // runs with `npm start`'s --expose-gc, which the trim needs. Figures to read, never assertions.
 //   BENCH_SERVER_STDOUT=1: the server's log to this terminal (e.g. with BENCH_NODE_ARGS=--trace-gc,
 //   or BENCH_LOG_LEVEL=info to see each trim and its pause); dropped otherwise.
@@ -51,7 +51,7 @@ interface Resident {
   healthy: number;
   settled: number;
   loaded: number;
-  /** 5 s after the load: the server's memory trim (src/memory-trim.ts) has run by then. */
+  /** 15 s after the load: the server's memory trim (src/memory-trim.ts) has run by then. */
   trimmed: number;
   rested: number;
 }
@@ -78,9 +78,9 @@ async function residentUnderLoad(
     if (result.non2xx || result.errors) console.error(`${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
     await sleep(1000);
     const loaded = rssMb(child.pid!);
-    await sleep(4000);
+    await sleep(14_000);
     const trimmed = rssMb(child.pid!);
-    await sleep(25_000);
+    await sleep(15_000);
     return { healthy, settled, loaded, trimmed, rested: rssMb(child.pid!) };
   } finally {
     await stopServer(child);
@@ -179,7 +179,7 @@ async function main() {
     const line = (label: string, r: Resident) =>
       `  ${label.padEnd(8)} ${mb(r.healthy)}  ${mb(r.settled)}  ${mb(r.loaded)}  ${mb(r.trimmed)}  ${mb(r.rested)}`;
     console.log(`\nresident set (VmRSS) on PGlite, ${MEMORY_RUNS} runs; ${REQUESTS} reads each (target < 250 MB after the load):`);
-    console.log(`           healthy   3 s later  1 s after  5 s after  30 s after`);
+    console.log(`           healthy   3 s later  1 s after  15 s after  30 s after`);
     for (const [i, run] of runs.entries()) {
       console.log(line(`server ${i + 1}`, run.server));
       console.log(line(`bare ${i + 1}`, run.bare));
@@ -191,7 +191,7 @@ async function main() {
       );
     for (const who of ['server', 'bare'] as const) {
       console.log(
-        `  median ${who.padEnd(6)}: ${mb(med((r) => r.settled, who))} 3 s after healthy, ${mb(med((r) => r.loaded, who))} 1 s after the load, ${mb(med((r) => r.trimmed, who))} 5 s after, ${mb(med((r) => r.rested, who))} 30 s after`,
+        `  median ${who.padEnd(6)}: ${mb(med((r) => r.settled, who))} 3 s after healthy, ${mb(med((r) => r.loaded, who))} 1 s after the load, ${mb(med((r) => r.trimmed, who))} 15 s after, ${mb(med((r) => r.rested, who))} 30 s after`,
       );
     }
   } finally {

@@ -10,7 +10,7 @@ import { startMemoryTrim } from '../src/memory-trim.ts';
 const MB = 1024 * 1024;
 
 /** A trim over scripted readings: each check() takes the next resident set and utilization. */
-function scripted(readings: { rssMb: number; busy?: boolean }[], afterTrimMb = 100) {
+function scripted(readings: { rssMb: number; busy?: boolean; utilization?: number }[], afterTrimMb = 100) {
   const calls: NodeJS.GCOptions[] = [];
   const trims: { beforeBytes: number; afterBytes: number; ms: number }[] = [];
   let i = 0;
@@ -21,6 +21,7 @@ function scripted(readings: { rssMb: number; busy?: boolean }[], afterTrimMb = 1
       trimmedTo = afterTrimMb;
     }) as NodeJS.GCFunction,
     intervalMs: 60_000, // driven by check() below, never by the timer
+    quietMs: 120_000, // two idle looks in a row
     growthBytes: 32 * MB,
     // The first reading is the baseline, taken at the start.
     rss: () => {
@@ -31,7 +32,7 @@ function scripted(readings: { rssMb: number; busy?: boolean }[], afterTrimMb = 1
       }
       return readings[Math.min(i, readings.length - 1)]!.rssMb * MB;
     },
-    utilization: () => (readings[i]?.busy ? 0.9 : 0.01),
+    utilization: () => readings[i]?.utilization ?? (readings[i]?.busy ? 0.9 : 0.01),
     onTrim: (t) => trims.push(t),
   });
   const check = () => {
@@ -49,10 +50,17 @@ describe('memory trim', () => {
     trim.stop();
   });
 
-  it('trims once idle after the resident set grew by the threshold, with one last-resort major GC', () => {
-    const { trim, check, calls, trims } = scripted([{ rssMb: 100 }, { rssMb: 180, busy: true }, { rssMb: 180 }, { rssMb: 100 }]);
+  it('trims after a quiet spell once the resident set grew by the threshold, with one last-resort major GC', () => {
+    const { trim, check, calls, trims } = scripted([
+      { rssMb: 100 },
+      { rssMb: 180, busy: true },
+      { rssMb: 180 },
+      { rssMb: 180 },
+      { rssMb: 100 },
+    ]);
     expect(check()).toBe(false); // busy: never during load
-    expect(check()).toBe(true); // idle, 80 MB over the baseline
+    expect(check()).toBe(false); // idle, 80 MB over the baseline, but idle for one look only
+    expect(check()).toBe(true); // the second idle look in a row
     expect(calls).toEqual([{ type: 'major', execution: 'sync', flavor: 'last-resort' }]);
     expect(trims).toEqual([{ beforeBytes: 180 * MB, afterBytes: 100 * MB, ms: expect.any(Number) }]);
     expect(check()).toBe(false); // the new baseline is what the trim left
@@ -60,12 +68,43 @@ describe('memory trim', () => {
     trim.stop();
   });
 
+  it('waits until the whole quiet spell was idle, after any busy look', () => {
+    const { trim, check, calls } = scripted([
+      { rssMb: 100 },
+      { rssMb: 180 },
+      { rssMb: 180, busy: true },
+      { rssMb: 180 },
+      { rssMb: 180, busy: true },
+      { rssMb: 180 },
+      { rssMb: 180 },
+    ]);
+    expect([check(), check(), check(), check(), check()]).toEqual([false, false, false, false, false]); // never two idle looks in a row
+    expect(check()).toBe(true);
+    expect(calls).toHaveLength(1);
+    trim.stop();
+  });
+
+  it('counts the quiet spell as idle on average: one look a little over 5% does not stop it', () => {
+    const { trim, check, calls } = scripted([{ rssMb: 100 }, { rssMb: 180, utilization: 0.08 }, { rssMb: 180, utilization: 0.015 }]);
+    expect(check()).toBe(false); // 8% busy, the spell not yet long enough
+    expect(check()).toBe(true); // 4.75% over the spell
+    expect(calls).toHaveLength(1);
+    trim.stop();
+  });
+
   it('leaves growth under the threshold alone, and counts growth from the lowest point seen', () => {
-    const { trim, check, calls } = scripted([{ rssMb: 150 }, { rssMb: 181 }, { rssMb: 120 }, { rssMb: 151 }, { rssMb: 153 }]);
+    const { trim, check, calls } = scripted([
+      { rssMb: 150 },
+      { rssMb: 181 },
+      { rssMb: 120 },
+      { rssMb: 151 },
+      { rssMb: 153 },
+      { rssMb: 153 },
+    ]);
     expect(check()).toBe(false); // 31 MB over 150
     expect(check()).toBe(false); // shrank on its own to 120: the new mark
     expect(check()).toBe(false); // 31 MB over 120
-    expect(check()).toBe(true); // 33 MB over 120
+    expect(check()).toBe(true); // 33 MB over 120, the quiet spell long since reached
     expect(calls).toHaveLength(1);
     trim.stop();
   });
