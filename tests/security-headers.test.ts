@@ -1,6 +1,6 @@
 // Security headers on every response: JSON (success, errors of every kind, unknown routes), the
-// spec, the API reference at /docs, the dashboard and our server-rendered HTML pages; HSTS only in
-// production.
+// spec, the API reference at /docs, the dashboard and our server-rendered HTML pages; the headers
+// only a rendered page acts on just on the HTML documents; HSTS only in production.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -12,16 +12,20 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-/** What helmet's defaults set, beside the CSP (and HSTS in production). */
+/** On every response, beside the CSP (and HSTS in production): OWASP's set for API responses. */
 const HARDENING = {
-  'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+/** The rest of helmet's defaults: on HTML documents only. */
+const DOCUMENT_ONLY = {
+  'cross-origin-opener-policy': 'same-origin',
   'origin-agent-cluster': '?1',
   'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
   'x-dns-prefetch-control': 'off',
   'x-download-options': 'noopen',
-  'x-frame-options': 'DENY',
   'x-permitted-cross-domain-policies': 'none',
   'x-xss-protection': '0',
 };
@@ -31,8 +35,13 @@ const common = (headers: Headers, url: string) => {
   expect(headers.get('content-security-policy'), url).toContain("frame-ancestors 'none'");
 };
 
+const page = (headers: Headers, url: string) => {
+  common(headers, url);
+  for (const [name, value] of Object.entries(DOCUMENT_ONLY)) expect(headers.get(name), `${url}: ${name}`).toBe(value);
+};
+
 describe('security headers', () => {
-  it('are on every JSON response, errors and unknown routes included; the CSP there lets nothing load', async () => {
+  it('are on every JSON response, errors and unknown routes included, without the documents-only ones; the CSP there lets nothing load', async () => {
     const auth = { authorization: `Bearer ${apiKey}` };
     const cases: [string, RequestInit, number][] = [
       ['/api/health', {}, 200],
@@ -48,6 +57,7 @@ describe('security headers', () => {
       expect(res.status, path).toBe(status);
       await res.arrayBuffer();
       common(res.headers, path);
+      for (const name of Object.keys(DOCUMENT_ONLY)) expect(res.headers.get(name), `${path}: ${name}`).toBeNull();
       expect(res.headers.get('content-security-policy'), path).toBe(
         "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",
       );
@@ -55,25 +65,25 @@ describe('security headers', () => {
     }
   });
 
-  it('give /docs a CSP its own script and styles work under, the dashboard one of files only, and our HTML pages their nonce-based one', async () => {
+  it('give /docs a CSP its own script and styles work under, the dashboard one of files only, and our HTML pages their nonce-based one, each with the documents-only headers', async () => {
     const docs = await fetch(`${server.url}/docs/`);
     expect(docs.status).toBe(200);
     await docs.text();
-    common(docs.headers, '/docs/');
+    page(docs.headers, '/docs/');
     expect(docs.headers.get('content-security-policy')).toContain("script-src 'self' 'unsafe-inline'");
     const dashboard = await fetch(`${server.url}/`);
     await dashboard.text();
-    common(dashboard.headers, '/');
+    page(dashboard.headers, '/');
     const csp = dashboard.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self';");
     expect(csp).toContain("style-src 'self';");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).not.toContain('nonce-');
-    const page = await fetch(`${server.url}/auth/dev`);
-    await page.text();
-    common(page.headers, '/auth/dev');
-    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
+    const devSignIn = await fetch(`${server.url}/auth/dev`);
+    await devSignIn.text();
+    page(devSignIn.headers, '/auth/dev');
+    expect(devSignIn.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
   });
 
   it('include HSTS in production', async () => {

@@ -2,6 +2,7 @@
 // inline style and script allowed only through a per-response nonce.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { DOCUMENT_HEADERS } from '../http/security-headers.ts';
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -28,7 +29,7 @@ export function sendPage(reply: FastifyReply, title: string, body: (nonce: strin
       'content-security-policy',
       `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
     )
-    .header('x-content-type-options', 'nosniff')
+    .headers(DOCUMENT_HEADERS)
     .send(`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

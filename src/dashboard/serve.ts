@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DASHBOARD_DIST } from './build.ts';
+import { DOCUMENT_HEADERS } from '../http/security-headers.ts';
 
 export const DASHBOARD_CSP = [
   "default-src 'none'",
@@ -71,7 +72,7 @@ function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile, ca
 export async function registerDashboard(app: FastifyInstance): Promise<void> {
   app.get('/', async (request, reply) => {
     const index = files()?.get('/index.html');
-    reply.header('content-security-policy', DASHBOARD_CSP);
+    reply.header('content-security-policy', DASHBOARD_CSP).headers(DOCUMENT_HEADERS);
     if (!index) {
       return reply
         .code(503)

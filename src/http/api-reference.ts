@@ -7,7 +7,7 @@
 // request id) run on our routes as for any other.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import Fastify from 'fastify';
-import { contentSecurityPolicy } from './security-headers.ts';
+import { contentSecurityPolicy, DOCUMENT_HEADERS } from './security-headers.ts';
 
 const API_REFERENCE_PREFIX = '/docs';
 /** The spec the page reads (served by src/app.ts). */
@@ -47,9 +47,9 @@ const DOCS_CSP = contentSecurityPolicy({
   'frame-ancestors': ["'none'"],
 });
 
-/** In place of the API's CSP, set before (src/app.ts), so that errors under /docs carry it too. */
+/** In place of the API's CSP, set before (src/app.ts), so that errors under /docs carry it too; with the documents' headers. */
 const docsPolicy: onRequestHookHandler = (_request, reply, done) => {
-  reply.header('content-security-policy', DOCS_CSP);
+  reply.header('content-security-policy', DOCS_CSP).headers(DOCUMENT_HEADERS);
   done();
 };
 
