@@ -1,9 +1,13 @@
 // Settings the database runs with. Embedded PGlite's shared_buffers: 16MB by default
 // (PGLITE_SHARED_BUFFERS), so the server's resident set does not carry PGlite's own 128MB of
-// buffers; a bad size stops the start. A server Postgres: JIT off on every connection, and the
-// pool handing each query its most recently idle connection (patches/postgres+3.4.9.patch).
+// buffers; a bad size stops the start. A server Postgres: JIT off on every connection, the pool
+// handing each query its most recently idle connection, and each new connection running the
+// backend-heap setup statement first (both patches/postgres+3.4.9.patch).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../db/client.ts';
+import { BACKEND_HEAP_SETUP, openDatabase } from '../db/client.ts';
 import { loadConfig } from '../src/config.ts';
 
 describe('PGLITE_SHARED_BUFFERS', () => {
@@ -64,6 +68,73 @@ describe.skipIf(!process.env.DATABASE_URL)('a server Postgres', () => {
       // postgres.js itself hands them out in turn (oldest idle first): every pid twice.
       expect(sequential).toEqual(Array(6).fill(finished[2]));
     } finally {
+      await database.close();
+    }
+  });
+
+  // The option the patch adds, in both of the package's builds (ESM for us, CommonJS for a require).
+  const builds = { esm: postgres, cjs: createRequire(import.meta.url)('postgres') as typeof postgres };
+  it.each(Object.keys(builds))(
+    'runs the setup statement on every new connection before its first query, reconnections included (%s build)',
+    async (build) => {
+      const open = builds[build as keyof typeof builds];
+      const sql = open(process.env.DATABASE_URL!, {
+        max: 3,
+        idle_timeout: 0.3,
+        onnotice: () => {},
+        setup: "select set_config('gigmarket.setup_ran', 'yes', false)",
+      });
+      try {
+        const one = async () =>
+          (
+            await sql<
+              { pid: number; ran: string | null }[]
+            >`select pg_backend_pid() as pid, current_setting('gigmarket.setup_ran', true) as ran, pg_sleep(0.02)`
+          )[0]!;
+        const first = await Promise.all([1, 2, 3, 4, 5, 6].map(one));
+        expect(new Set(first.map((r) => r.pid)).size).toBe(3);
+        expect(first.map((r) => r.ran)).toEqual(Array(6).fill('yes'));
+        const reserved = await sql.reserve();
+        expect((await reserved<{ ran: string | null }[]>`select current_setting('gigmarket.setup_ran', true) as ran`)[0]!.ran).toBe('yes');
+        reserved.release();
+        // Connections closed when idle: the pool connects anew, and runs the statement again.
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        const again = await Promise.all([1, 2, 3, 4, 5, 6].map(one));
+        expect(again.every((r) => !first.some((f) => f.pid === r.pid))).toBe(true);
+        expect(again.map((r) => r.ran)).toEqual(Array(6).fill('yes'));
+      } finally {
+        await sql.end();
+      }
+    },
+  );
+
+  /** Minor page faults a backend has taken so far (/proc, when the server runs on this machine). */
+  const faultsOf = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[7]);
+  const SORT = 'select count(*) from (select md5(g::text) as m from generate_series(1, 20000) g order by 1) s';
+  /** Faults per statement of a sort needing ~2 MB, on one fresh connection of `sql`, after three to warm up. */
+  const sortFaults = async (sql: postgres.Sql) => {
+    const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+    for (let i = 0; i < 3; i++) await sql.unsafe(SORT);
+    const before = faultsOf(pid);
+    for (let i = 0; i < 10; i++) await sql.unsafe(SORT);
+    return (faultsOf(pid) - before) / 10;
+  };
+
+  it('keeps a backend from giving its working memory back to the kernel after each statement, and taking it again', async (ctx) => {
+    const plain = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, max: 1 });
+    try {
+      if (database.kind !== 'postgres') throw new Error('expected a server Postgres');
+      expect(database.sql.options.setup).toBe(BACKEND_HEAP_SETUP);
+      const pid = (await plain<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+      // Only where the server's processes can be read (the same machine), and where its allocator
+      // gives memory back at all (glibc's malloc does, at the end of each such statement).
+      if (!fs.existsSync(`/proc/${pid}/stat`)) return ctx.skip();
+      const without = await sortFaults(plain);
+      if (without < 50) return ctx.skip();
+      expect(await sortFaults(database.sql)).toBeLessThan(without / 10);
+    } finally {
+      await plain.end();
       await database.close();
     }
   });
