@@ -7,20 +7,20 @@
 // a load the process kept some 70 MB it did not need, for good (bench:start on PGlite: 250-290 MB
 // against 185 before the load). This does what the memory reducer would have done: once the event
 // loop has been under 5% busy, on average, over a quiet spell (quietMs, 10 s, looked at every
-// second) and the resident set has grown by growthBytes since the last trim, one last-resort full GC, which
-// compacts the heap and releases the pooled pages.
+// second) and the resident set has grown by growthBytes since the last trim, one last-resort full
+// GC, which compacts the heap and releases the pooled pages.
 //
-// A quiet spell, not the first idle second (as until 2026-11-27): the last-resort GC also
-// throws away the optimized code of the request path (it keeps no maps alive for it, and
-// `--trace-deopt` shows the code deoptimized for "embedded weak objects cleared"), so the next
-// burst compiles it all again. Measured 2026-11-27 on the server Postgres, bursts of 4 s with 4 s
-// gaps (a trim in each gap): 160-236 µs of CPU per gig read, 29-44 of them on V8's compiler
-// threads (~230 functions recompiled per burst); without the trims, 117-124 µs, 9-10 on those threads.
+// A quiet spell, not the first idle second (as until 2026-11-27): the last-resort GC also throws
+// away the optimized code of the request path (`--trace-deopt`: "embedded weak objects
+// cleared"), so the next burst compiles it all again. Measured 2026-11-27 on the server Postgres,
+// bursts of 4 s with 4 s gaps (a trim in each gap): 160-236 µs of CPU per gig read, 29-44 of them
+// on V8's compiler threads (~230 functions recompiled per burst); without the trims, 117-124 µs,
+// 9-10 on those threads.
 //
 // A last-resort GC is what reduces memory: a regular major GC took 21-31 ms and left the resident
 // set where it was (283 -> 283 MB); the last-resort one took 93-96 ms and went 278 -> 180 MB. That
-// pause falls once per burst, only on an event loop idle for that long. It needs node's --expose-gc (`npm start`
-// passes it); without it the trim is off and the server says so at start.
+// pause falls once per burst, only on an event loop idle for that long. It needs node's
+// --expose-gc (`npm start` passes it); without it the trim is off and the server says so at start.
 import { performance } from 'node:perf_hooks';
 
 export interface MemoryTrimOptions {

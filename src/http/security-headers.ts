@@ -9,9 +9,11 @@
 //
 // Until 2026-11-27 every JSON response carried the documents' set too: 11 headers where 4 do the
 // work, each validated, formatted and written by Node (a gig read allocates 2.2 KB less without
-// the seven; its CPU time moved less than bench:ab's noise, 0.96x-0.97x the requests/s). The headers are computed once at start-up and set in one step of
-// the request id's hook (src/app.ts): a middleware that rebuilt them for each request cost a few
-// percent of every request.
+// the seven; its CPU time moved less than bench:ab's noise, 0.96x-0.97x the requests/s).
+//
+// The headers are computed once at start-up and set in one step of the request id's hook
+// (src/app.ts): a middleware that rebuilt them for each request cost a few percent of every
+// request.
 
 export type Directives = Record<string, string[]>;
 
