@@ -68,10 +68,10 @@ afterAll(async () => {
   await dropDatabase();
 });
 
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 5000): Promise<T> {
+async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -99,7 +99,11 @@ describe('the slot worker', () => {
     const id = await send({ n: 100, fail: true }, { retryLimit: 1, retryDelay: 1 });
     jobs.wake(QUEUE);
     await until('the failed run', () => (runs.get(100) === 1 && !running.has(100) ? true : undefined));
-    const [failed] = await jobs.boss.findJobs(QUEUE, { id: id! });
+    // The worker records the failure once the run has returned: wait until pg-boss holds it.
+    const failed = await until('the failure recorded', async () => {
+      const [job] = await jobs.boss.findJobs(QUEUE, { id: id! });
+      return job?.state === 'active' ? undefined : job;
+    });
     expect(failed).toMatchObject({ state: 'retry', retryCount: 0 });
     // The retry is due a second later; the poll is 30 s, so wake the worker then.
     await new Promise((r) => setTimeout(r, 1100));
