@@ -21,7 +21,7 @@ function scripted(readings: { rssMb: number; busy?: boolean; utilization?: numbe
       trimmedTo = afterTrimMb;
     }) as NodeJS.GCFunction,
     intervalMs: 60_000, // driven by check() below, never by the timer
-    quietMs: 120_000, // two idle looks in a row
+    quietMs: 120_000, // a spell of two looks, idle on average
     growthBytes: 32 * MB,
     // The first reading is the baseline, taken at the start.
     rss: () => {
@@ -60,7 +60,7 @@ describe('memory trim', () => {
     ]);
     expect(check()).toBe(false); // busy: never during load
     expect(check()).toBe(false); // idle, 80 MB over the baseline, but idle for one look only
-    expect(check()).toBe(true); // the second idle look in a row
+    expect(check()).toBe(true); // the spell of two looks idle
     expect(calls).toEqual([{ type: 'major', execution: 'sync', flavor: 'last-resort' }]);
     expect(trims).toEqual([{ beforeBytes: 180 * MB, afterBytes: 100 * MB, ms: expect.any(Number) }]);
     expect(check()).toBe(false); // the new baseline is what the trim left
@@ -78,7 +78,7 @@ describe('memory trim', () => {
       { rssMb: 180 },
       { rssMb: 180 },
     ]);
-    expect([check(), check(), check(), check(), check()]).toEqual([false, false, false, false, false]); // never two idle looks in a row
+    expect([check(), check(), check(), check(), check()]).toEqual([false, false, false, false, false]); // no spell of two looks idle on average
     expect(check()).toBe(true);
     expect(calls).toHaveLength(1);
     trim.stop();
