@@ -12,7 +12,7 @@ import { closeWebhookConnections } from './webhooks/connections.ts';
 import type { Context } from './context.ts';
 import { startEventRelay, type EventRelay } from './services/event-relay.ts';
 import { eventSubscribers } from './services/event-subscribers.ts';
-import { createLogDestination, flushLog, loggerOptions } from './http/logging.ts';
+import { createLogDestination, loggerOptions } from './http/logging.ts';
 import { allJobs } from '../jobs/index.ts';
 import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
@@ -92,7 +92,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       await database.close();
     },
     async flushLogs() {
-      if (destination) await flushLog(destination);
+      if (destination) await destination.flush();
     },
   };
 }
