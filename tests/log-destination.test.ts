@@ -39,7 +39,12 @@ describe('the log destination', () => {
     for (let i = 0; i < 50; i++) log.info({ i }, 'request completed');
     await destination.flush();
     expect(writes).toHaveLength(1);
-    expect(written().trim().split('\n').map((line) => JSON.parse(line).i)).toEqual([...Array(50).keys()]);
+    expect(
+      written()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).i),
+    ).toEqual([...Array(50).keys()]);
 
     log.info({ i: 50 }, 'request completed');
     log.info({ i: 51 }, 'request completed');
