@@ -46,6 +46,12 @@ describe('routes from the spec', () => {
     expect(getGig[1]).toBe('/api/gigs/:id');
     expect(getGig[3].params.properties.id).toMatchObject({ type: 'string' });
     expect(Object.keys(getGig[3].response)).toEqual(expect.arrayContaining(['200', '404']));
+    // A JSON-only response is its schema by status (no Content-Type to parse per response); a
+    // response with other media types keeps its map of them.
+    expect(getGig[3].response['200']).toMatchObject({ type: 'object', properties: { id: { format: 'uuid' } } });
+    expect(getGig[3].response['404'].content).toBeUndefined();
+    const getResume = fromCache.map((r) => JSON.parse(r)).find((r) => r[2] === 'getResume' && r[0] === 'GET');
+    expect(Object.keys(getResume[3].response['200'].content)).toEqual(['application/pdf', 'image/png', 'image/jpeg', 'image/webp']);
   });
 
   it('comes from glue again when the cache cannot be read', async () => {
