@@ -191,11 +191,14 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
         const cost = config.rateLimitCost ?? 1;
         if (cost === 0) return authenticate(request, reply);
         const address = `address:${addressOf(request.ip)}`;
+        // spend() answers synchronously in memory: awaited only when it returns a promise (Redis).
         if (!config.security?.length) {
-          await spend(request, reply, addressBudget, address, cost);
+          const spent = spend(request, reply, addressBudget, address, cost);
+          if (spent) await spent;
           return authenticate(request, reply);
         }
-        await spend(request, reply, addressBudget, address, 0);
+        const read = spend(request, reply, addressBudget, address, 0);
+        if (read) await read;
         try {
           await authenticate(request, reply);
         } catch (err) {
