@@ -40,7 +40,8 @@ export const BACKEND_HEAP_SETUP = `select length(repeat(' ', ${4 * 1024 * 1024})
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
     // Patched (patches/postgres+3.4.9.patch): a queue that stays compact under load, the pool
-    // handing a query the connection that went idle last, and the `setup` option used below.
+    // handing a query the connection that went idle last, prepared statements' signatures made
+    // once, and the `setup` option used below.
     const client = postgres(options.databaseUrl, {
       max: options.max ?? 10,
       onnotice: () => {},

@@ -108,6 +108,29 @@ describe.skipIf(!process.env.DATABASE_URL)('a server Postgres', () => {
     },
   );
 
+  it.each(Object.keys(builds))(
+    '%s build: prepares one statement per text and parameter types, and runs it again for new values',
+    async (build) => {
+      const sql = builds[build as keyof typeof builds](process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+      try {
+        const text = `select $1 as v, '${build}-${Date.now()}' as tag`;
+        const prepared = async () =>
+          (
+            await sql<{ types: string }[]>`select parameter_types::text as types from pg_prepared_statements where statement = ${text}`
+          ).map((r) => r.types);
+        for (const value of ['a', 'b', 'c']) expect((await sql.unsafe(text, [value], { prepare: true }))[0]!.v).toBe(value);
+        expect(await prepared()).toEqual(['{text}']);
+        // The same text with a Date: another parameter type, so another statement (the signature
+        // the patch caches is the types and the text together).
+        const at = new Date('2026-01-02T03:04:05Z');
+        expect(new Date((await sql.unsafe(text, [at], { prepare: true }))[0]!.v).getTime()).toBe(at.getTime());
+        expect((await prepared()).sort()).toEqual(['{"timestamp with time zone"}', '{text}']);
+      } finally {
+        await sql.end();
+      }
+    },
+  );
+
   /** Minor page faults a backend has taken so far (/proc, when the server runs on this machine). */
   const faultsOf = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[7]);
   const SORT = 'select count(*) from (select md5(g::text) as m from generate_series(1, 20000) g order by 1) s';
