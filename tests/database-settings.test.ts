@@ -115,9 +115,9 @@ describe.skipIf(!process.env.DATABASE_URL)('a server Postgres', () => {
       try {
         const text = `select $1 as v, '${build}-${Date.now()}' as tag`;
         const prepared = async () =>
-          (
-            await sql<{ types: string }[]>`select parameter_types::text as types from pg_prepared_statements where statement = ${text}`
-          ).map((r) => r.types);
+          (await sql<{ types: string }[]>`select parameter_types::text as types from pg_prepared_statements where statement = ${text}`).map(
+            (r) => r.types,
+          );
         for (const value of ['a', 'b', 'c']) expect((await sql.unsafe(text, [value], { prepare: true }))[0]!.v).toBe(value);
         expect(await prepared()).toEqual(['{text}']);
         // The same text with a Date: another parameter type, so another statement (the signature
