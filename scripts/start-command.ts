@@ -15,9 +15,10 @@ const words = (s: string | undefined) => (s ?? '').trim().split(' ').filter(Bool
 /**
  * The flags `npm start` gives node: --expose-gc for the memory trim (src/memory-trim.ts), and two
  * against heap sizes V8 takes from the machine's memory (24 GiB here): the young generation capped
- * at 8 MB per semi-space (left to itself the server held ~100 MB more under load, for no
- * measurable gain in CPU per request; 8 rather than 16 since 2026-11-26: ~15 MB less, 0.97x the
- * CPU per request in bench:ab), and the old generation at 1 GB, whose first collection limit is a
+ * at 16 MB per semi-space (left to itself the server held ~100 MB more under load; 8 from
+ * 2026-11-26 to 11-27, which took the scavenges' main-thread time from 325 to 460 ms over the
+ * same 80,000 requests, and, since the memory trim, left the resident set where 16 does), and
+ * the old generation at 1 GB, whose first collection limit is a
  * fraction of that cap: with the default cap, garbage grew to ~190 MB beside ~50 MB of live
  * objects before a full collection.
  */
