@@ -1,26 +1,28 @@
-// The server log's destination (src/http/logging.ts): the lines of one turn of the event loop
-// leave in one write at the end of that turn, in order; a single line on a quiet server leaves in
-// its own turn, without waiting for more; flush() writes what is pending and waits for it.
+// The server log's destination (src/http/logging.ts): lines gathered over LOG_WRITE_INTERVAL_MS
+// leave in one write, in order; a single line on a quiet server leaves within that interval
+// without waiting for more; a large batch leaves at once; flush() writes what is pending and
+// waits for it.
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import sonicBoom, { type SonicBoom } from 'sonic-boom';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogDestination } from '../src/http/logging.ts';
+import { LOG_WRITE_INTERVAL_MS, LogDestination } from '../src/http/logging.ts';
 
 const SonicBoomStream = sonicBoom as unknown as typeof SonicBoom;
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 let dir: string;
 let file: string;
 let out: SonicBoom;
 /** Bytes of each write sonic-boom made, in order. */
 let writes: number[];
-beforeEach(() => {
+beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-log-destination-'));
   file = path.join(dir, 'server.log');
   out = new SonicBoomStream({ dest: file, sync: false, minLength: 0 });
+  await once(out, 'ready'); // the file opened
   const ours: number[] = [];
   writes = ours;
   out.on('write', (bytes: number) => ours.push(bytes));
@@ -33,10 +35,13 @@ afterEach(() => {
 const written = () => fs.readFileSync(file, 'utf8');
 
 describe('the log destination', () => {
-  it('writes the lines of one turn in one write, in order, and the next turn’s in another', async () => {
+  it('writes the lines gathered over the interval in one write, in order, and later ones in another', async () => {
     const destination = new LogDestination(out);
     const log = pino({ base: undefined, timestamp: false }, destination);
-    for (let i = 0; i < 50; i++) log.info({ i }, 'request completed');
+    for (let i = 0; i < 50; i++) {
+      log.info({ i }, 'request completed');
+      if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve)); // other turns of the loop
+    }
     await destination.flush();
     expect(writes).toHaveLength(1);
     expect(
@@ -53,13 +58,27 @@ describe('the log destination', () => {
     expect(writes[1]).toBe(Buffer.byteLength(written().split('\n').slice(50).join('\n')));
   });
 
-  it('writes a lone line in the turn that logged it, without waiting for more lines', async () => {
+  it('writes a lone line within the interval, without waiting for more lines', async () => {
     const destination = new LogDestination(out);
+    const loggedAt = performance.now();
     destination.write('{"msg":"gigmarket listening"}\n');
-    expect(writes).toEqual([]); // not before the turn ends
-    await nextTurn();
-    await expect.poll(() => writes).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([]); // gathering
+    await expect.poll(() => writes, { interval: 2 }).toHaveLength(1);
+    expect(performance.now() - loggedAt).toBeGreaterThanOrEqual(LOG_WRITE_INTERVAL_MS - 1);
     expect(written()).toBe('{"msg":"gigmarket listening"}\n');
+  });
+
+  it('hands the lines to the file at once when those waiting pass the batch size', async () => {
+    const destination = new LogDestination(out, { batchChars: 100 });
+    // sonic-boom's own state: a write under way.
+    const writing = () => (out as unknown as { _writing: boolean })._writing;
+    destination.write(`${'a'.repeat(60)}\n`);
+    expect(writing()).toBe(false);
+    destination.write(`${'b'.repeat(60)}\n`); // 122 characters waiting: out now, not after the interval
+    expect(writing()).toBe(true);
+    await expect.poll(() => writes).toHaveLength(1);
+    expect(written()).toBe(`${'a'.repeat(60)}\n${'b'.repeat(60)}\n`);
   });
 
   it('flush() writes what the turn has not yet written, and resolves once it is on disk', async () => {
