@@ -1,17 +1,17 @@
 // A prepared read on the server Postgres, run without Drizzle's execution layer. Drizzle still
 // builds the query (its SQL, its parameters, the columns it selects); this runs the statement
 // with postgres.js and turns each row into the same object Drizzle would, through the same
-// columns' decoders. What it leaves out, per call: Drizzle's five nested async functions (its
+// columns' decoders. What it leaves out, per call: Drizzle's nested async functions (around its
 // tracing spans and its result cache, neither of which we use), and its row mapping, which for
 // every column of every row asks each field what kind it is by walking prototypes and builds
 // the object along an iterator of its path. Those cost a gig read ~8 µs of CPU, 7% of the whole
 // request (bench:pipeline's CPU profile, 2026-11-27).
 //
 // It reads fields that Drizzle's types mark private (the statement's client and its selected
-// fields). A query whose shape it does not recognise (PGlite's, a join, a logger or a cache,
-// fields that are not plain columns) keeps Drizzle's own execute: leanPrepared answers
-// undefined. tests/lean-prepared.test.ts holds the app's prepared reads to the lean path on the
-// server Postgres and to Drizzle's exact results.
+// fields). A query whose shape it does not recognise (PGlite's, a nested selection, a logger or
+// a cache, a field that is neither a column nor an SQL expression) keeps Drizzle's own execute:
+// leanPrepared answers undefined. tests/lean-prepared.test.ts holds its rows to Drizzle's, value
+// for value, on the shapes the app's prepared reads have.
 import { Column, type DriverValueDecoder, is, NoopLogger, noopDecoder, Param, Placeholder, SQL } from 'drizzle-orm';
 import { NoopCache } from 'drizzle-orm/cache/core';
 import { PostgresJsPreparedQuery } from 'drizzle-orm/postgres-js';
@@ -79,13 +79,15 @@ export function leanPrepared<R>(query: Executable<R>): Executable<R> | undefined
     (q.cache === undefined || is(q.cache, NoopCache)) &&
     typeof q.client?.unsafe === 'function' &&
     // One level of path: a flat selection, to which Drizzle's rule for null joined tables never applies.
-    q.fields.every(({ path, field }) => path.length === 1 && decoderOf(field) !== null);
+    q.fields.every(({ path }) => path.length === 1);
   if (!plain) return undefined;
+  const found = q.fields!.map(({ field }) => decoderOf(field));
+  if (found.includes(null)) return undefined;
+  const decoders = found as Decode[];
 
   const { client, queryString, prepare } = q;
   const fills = q.params.map(fillOf);
   const keys = q.fields!.map(({ path }) => path[0]!);
-  const decoders = q.fields!.map(({ field }) => decoderOf(field) as Decode);
   const rowOf = (row: unknown[]) => {
     const result: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i++) {

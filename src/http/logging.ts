@@ -60,9 +60,10 @@ const LOG_BATCH_CHARS = 64 * 1024;
  * pino.destination(), which would flush synchronously on exit and hang there instead.
  *
  * Lines are gathered and go out together, at most LOG_WRITE_INTERVAL_MS after the first of them
- * (or at once past LOG_BATCH_CHARS). Each write is a hand-off to the thread pool and back, which
- * on our 2-core VM costs ~10 µs of CPU: line by line, that was the access log's largest cost under
- * load (a hand-off per line: 16 µs of CPU per line; 5 lines per write: 2.4; 20: 1.0). Gathering
+ * (or at once past LOG_BATCH_CHARS). Each write is a hand-off to the thread pool and back: on our
+ * 2-core VM a one-line write cost 16 µs of CPU, all threads counted, 2.4 µs a line in writes of
+ * five and 1.0 in writes of twenty; line by line, that was the access log's largest cost under
+ * load. Gathering
  * only the lines of one event-loop turn still wrote one batch per few requests. The price: a line
  * reaches the log up to 20 ms late, and a process killed outright (SIGKILL) loses those 20 ms;
  * every other way out (signals, a crash) flushes first (src/server.ts).
