@@ -5,6 +5,11 @@
 // and prints each one's requests per second and CPU time per request with the medians and the
 // ratio, then the heap each allocates per request (scripts/bench-alloc-probe.ts). For a change
 // too small for bench:pipeline's noise to show: both servers see the same machine in each round.
+// BENCH_REQUESTS: exactly that many requests per round instead of BENCH_DURATION_S;
+// BENCH_CONNECTIONS (50): at 4, each request is nearly alone in its turn of the event loop, so
+// the figure is what one request costs rather than what a batch of them shares. Besides the whole
+// process's CPU it prints the main thread's (the event loop), which V8's and libuv's helper
+// threads do not move.
 // The other checkout needs its own node_modules (npm ci there). BENCH_NODE_ARGS: node flags for
 // this checkout's server only (the same code on both sides then compares the flags). Figures to
 // read, never assertions.
@@ -21,6 +26,7 @@ import { createUserWithKey } from '../src/services/api-keys.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
+const REQUESTS = process.env.BENCH_REQUESTS ? Number(process.env.BENCH_REQUESTS) : undefined;
 
 async function main() {
   const other = process.argv[2] ? path.resolve(process.argv[2]) : undefined;
@@ -57,16 +63,17 @@ async function main() {
     console.log(`GET ${gigPath.replace(/[0-9a-f-]{36}/, '{id}')} with an API key: ${servers.map((s) => s.label).join(' against ')}`);
     for (const s of servers) await load(`${s.url}${gigPath}`, auth, undefined, 2);
 
-    const figures = servers.map(() => ({ rps: [] as number[], cpu: [] as number[] }));
+    const figures = servers.map(() => ({ rps: [] as number[], cpu: [] as number[], main: [] as number[] }));
     for (let round = 1; round <= ROUNDS; round++) {
       const order = round % 2 ? [0, 1] : [1, 0];
       for (const i of order) {
-        const f = await load(`${servers[i]!.url}${gigPath}`, auth, servers[i]!.child!.pid, DURATION_S);
+        const f = await load(`${servers[i]!.url}${gigPath}`, auth, servers[i]!.child!.pid, DURATION_S, REQUESTS);
         figures[i]!.rps.push(f.rps);
         figures[i]!.cpu.push(f.cpuUs);
+        figures[i]!.main.push(f.mainCpuUs);
       }
       console.log(
-        `round ${round}: ${servers.map((s, i) => `${s.label} ${figures[i]!.rps.at(-1)!.toFixed(0)} req/s ${figures[i]!.cpu.at(-1)!.toFixed(0)} µs CPU/req`).join('   ')}`,
+        `round ${round}: ${servers.map((s, i) => `${s.label} ${figures[i]!.rps.at(-1)!.toFixed(0)} req/s ${figures[i]!.cpu.at(-1)!.toFixed(0)} µs CPU/req (main thread ${figures[i]!.main.at(-1)!.toFixed(0)})`).join('   ')}`,
       );
     }
     const median = (xs: number[]) =>
@@ -74,9 +81,9 @@ async function main() {
         [...xs].sort((a, b) => a - b),
         0.5,
       );
-    const [a, b] = figures.map((f) => ({ rps: median(f.rps), cpu: median(f.cpu) }));
+    const [a, b] = figures.map((f) => ({ rps: median(f.rps), cpu: median(f.cpu), main: median(f.main) }));
     console.log(
-      `\nmedians over ${ROUNDS} rounds: ${servers[0]!.label} ${a!.rps.toFixed(0)} req/s, ${a!.cpu.toFixed(0)} µs CPU/req; ${servers[1]!.label} ${b!.rps.toFixed(0)} req/s, ${b!.cpu.toFixed(0)} µs CPU/req: ${(a!.rps / b!.rps).toFixed(2)}x the requests per second, ${(a!.cpu / b!.cpu).toFixed(2)}x the CPU per request`,
+      `\nmedians over ${ROUNDS} rounds: ${servers[0]!.label} ${a!.rps.toFixed(0)} req/s, ${a!.cpu.toFixed(0)} µs CPU/req (main thread ${a!.main.toFixed(1)}); ${servers[1]!.label} ${b!.rps.toFixed(0)} req/s, ${b!.cpu.toFixed(0)} µs CPU/req (main thread ${b!.main.toFixed(1)}): ${(a!.rps / b!.rps).toFixed(2)}x the requests per second, ${(a!.cpu / b!.cpu).toFixed(2)}x the CPU per request, ${(a!.main / b!.main).toFixed(3)}x the main thread's`,
     );
     const bytes: number[] = [];
     for (const s of servers) bytes.push(await allocatedPerRequest(s.child!, `${s.url}${gigPath}`, auth, allocDir));

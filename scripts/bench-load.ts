@@ -16,6 +16,8 @@ export interface Figures {
   rps: number;
   /** CPU time (user + system) the serving process spent per request, in microseconds; NaN off Linux. */
   cpuUs: number;
+  /** The same for its main thread alone (the event loop; without V8's and libuv's helper threads). */
+  mainCpuUs: number;
   p50: number;
   p99: number;
   errors: number;
@@ -26,9 +28,9 @@ export interface Figures {
  * CPU seconds a process has used so far (utime + stime from /proc/<pid>/stat, in clock ticks of
  * 1/100 s): the cost per request, which the machine's other load (autocannon, Postgres) does not move.
  */
-export function cpuSeconds(pid: number | undefined): number {
+export function cpuSeconds(pid: number | undefined, thread: 'process' | 'main' = 'process'): number {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
@@ -36,14 +38,26 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
-/** `duration` seconds of CONNECTIONS connections on `url`; the CPU figure is `pid`'s. */
-export async function load(url: string, headers: Record<string, string>, pid: number | undefined, duration: number): Promise<Figures> {
+/**
+ * `duration` seconds of CONNECTIONS connections on `url`, or exactly `requests` requests when
+ * given; the CPU figures are `pid`'s.
+ */
+export async function load(
+  url: string,
+  headers: Record<string, string>,
+  pid: number | undefined,
+  duration: number,
+  requests?: number,
+): Promise<Figures> {
   const cpuBefore = cpuSeconds(pid);
-  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers });
+  const mainBefore = cpuSeconds(pid, 'main');
+  const result = await autocannon({ url, connections: CONNECTIONS, headers, ...(requests ? { amount: requests } : { duration }) });
   const cpu = cpuSeconds(pid) - cpuBefore;
+  const main = cpuSeconds(pid, 'main') - mainBefore;
   return {
     rps: result.requests.average,
     cpuUs: (cpu * 1e6) / Math.max(result.requests.total, 1),
+    mainCpuUs: (main * 1e6) / Math.max(result.requests.total, 1),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors,
