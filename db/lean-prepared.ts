@@ -32,7 +32,11 @@ interface DrizzleInternals {
   customResultMapper?: unknown;
 }
 
-/** One parameter of the statement: a constant, or a placeholder's value (through its column's encoder when it has one). */
+/**
+ * One parameter of the statement: a constant, or a placeholder's value (through its column's
+ * encoder when it has one). Drizzle's fillPlaceholders does the same, but asks each parameter
+ * what it is on every call; this asks once, when the query is built.
+ */
 type Fill = (values: Record<string, unknown>) => unknown;
 
 function fillOf(param: unknown): Fill {

@@ -1,7 +1,7 @@
 // Prepared reads run without Drizzle's execution layer on a server Postgres (db/lean-prepared.ts):
 // the same rows as Drizzle's own execute, value for value (dates, arrays, bigints, nulls,
-// aggregates), placeholders filled through their columns' encoders (a write with returning); shapes it does not handle
-// (nested selections, PGlite's queries) are left to Drizzle.
+// aggregates), placeholders filled through their columns' encoders (a write with returning);
+// shapes it does not handle (nested selections, PGlite's queries) are left to Drizzle.
 import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leanPrepared } from '../db/lean-prepared.ts';
