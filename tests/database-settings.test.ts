@@ -2,9 +2,12 @@
 // (PGLITE_SHARED_BUFFERS), so the server's resident set does not carry PGlite's own 128MB of
 // buffers; a bad size stops the start. A server Postgres: JIT off on every connection, the pool
 // handing each query its most recently idle connection, and each new connection running the
-// backend-heap setup statement first (both patches/postgres+3.4.9.patch).
+// backend-heap setup statement first (both patches/postgres+3.4.9.patch). And a tagged query's
+// origin (the patch too) keeps no caller alive.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { BACKEND_HEAP_SETUP, openDatabase } from '../db/client.ts';
@@ -35,6 +38,37 @@ describe('PGLITE_SHARED_BUFFERS', () => {
         await database.close();
       }
     }
+  });
+});
+
+// The patch's fourth item, in both of the package's builds. postgres.js keeps an Error per tagged
+// call site, for the query's `origin`; until its stack was read, V8 held each frame's function and
+// receiver, and so whatever the first caller there closed over, for the life of the process.
+describe.each([
+  ['esm', postgres],
+  ['cjs', createRequire(import.meta.url)('postgres') as typeof postgres],
+])('a tagged query (%s build)', (_build, open) => {
+  it('keeps nothing its first caller closed over alive once it is done, and still knows where it was made', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    // Never connects: a query runs only when awaited, and the origin is taken when it is made.
+    const sql = open('postgres://nobody@127.0.0.1:1/none', { max: 1 });
+    let held: WeakRef<object> | undefined;
+    let query: postgres.PendingQuery<postgres.Row[]> | undefined;
+    const firstCaller = () => {
+      const big = { text: 'x'.repeat(1_000_000) };
+      held = new WeakRef(big);
+      const makeQuery = () => sql`select ${big.text.length}::int as n`;
+      query = makeQuery();
+    };
+    firstCaller();
+    // WeakRef targets live to the end of the current job.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+    expect(held!.deref()).toBeUndefined();
+    // Read only now: reading it is what let go of the frames before the patch.
+    expect((query as unknown as { origin: string }).origin).toMatch(/makeQuery/);
+    await sql.end();
   });
 });
 
