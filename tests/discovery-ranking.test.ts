@@ -63,6 +63,19 @@ describe('reading q', () => {
     expect(skillOf(['rust', 'flame'])).toEqual([]);
   });
 
+  it('reads a typo at either end of a word, and answers each vocabulary for itself', () => {
+    // Only tags that share the word's first letter or its last are tried: a slip at one end keeps the other.
+    const skillOf = (word: string, tags: ReadonlySet<string> = vocabulary) => recognizeSkills([word], tags, () => false).map((s) => s.skill);
+    expect(skillOf('ython')).toEqual(['python']);
+    expect(skillOf('tubernetes')).toEqual(['kubernetes']);
+    expect(skillOf('pythno')).toEqual(['python']);
+    expect(skillOf('kubernetez')).toEqual(['kubernetes']);
+    // Answers are kept per vocabulary: another set of tags is asked afresh, both ways.
+    expect(skillOf('pyton')).toEqual(['python']);
+    expect(skillOf('pyton', new Set(['rust']))).toEqual([]);
+    expect(skillOf('pyton', new Set(['rust', 'python']))).toEqual(['python']);
+  });
+
   it('knows the synonyms of a skill', () => {
     expect(skillForms('k8s')).toEqual(['k8s', 'kubernetes', 'kube']);
     expect(skillForms('Ruby on Rails')).toEqual(['ruby-on-rails', 'rails', 'ror']);

@@ -101,7 +101,12 @@ interface TypoCandidates {
   tags: string[];
   /** Length -> indexes into `tags` of that length, ascending. */
   byLength: Map<number, number[]>;
+  /** Word -> the tag it reads as a typo of, or null for none. */
+  answers: Map<string, string | null>;
 }
+
+/** The most words whose typo answer a vocabulary keeps; past it, they are forgotten together. */
+const MAX_TYPO_ANSWERS = 10_000;
 
 const candidatesOf = new WeakMap<ReadonlySet<string>, TypoCandidates>();
 
@@ -115,7 +120,7 @@ function typoCandidates(vocabulary: ReadonlySet<string>): TypoCandidates {
       if (same) same.push(i);
       else byLength.set(tag.length, [i]);
     });
-    candidates = { tags, byLength };
+    candidates = { tags, byLength, answers: new Map() };
     candidatesOf.set(vocabulary, candidates);
   }
   return candidates;
@@ -124,20 +129,31 @@ function typoCandidates(vocabulary: ReadonlySet<string>): TypoCandidates {
 /**
  * The first tag, in vocabulary order, that `word` reads as a typo of. Only tags one letter
  * longer or shorter or of its length can be (isTypoOf): a query's every word used to be tried
- * against every one-word tag, which grows with the vocabulary.
+ * against every one-word tag, which grows with the vocabulary. And only those that share its
+ * first letter or its last: one edit or one swap of neighbours leaves one end of a word of five
+ * letters or more as it was. Answers are kept per vocabulary (a new vocabulary is a new set):
+ * the words of requests repeat from one query to the next.
  */
 function typoOf(word: string, vocabulary: ReadonlySet<string>): string | undefined {
-  const { tags, byLength } = typoCandidates(vocabulary);
+  const candidates = typoCandidates(vocabulary);
+  const known = candidates.answers.get(word);
+  if (known !== undefined) return known ?? undefined;
+  const { tags, byLength } = candidates;
+  const head = word[0];
+  const tail = word[word.length - 1];
   let first = Number.POSITIVE_INFINITY;
   for (const length of [word.length - 1, word.length, word.length + 1]) {
     for (const i of byLength.get(length) ?? []) {
       if (i >= first) break;
-      if (isTypoOf(word, tags[i]!)) {
+      const tag = tags[i]!;
+      if ((tag[0] === head || tag[tag.length - 1] === tail) && isTypoOf(word, tag)) {
         first = i;
         break;
       }
     }
   }
+  if (candidates.answers.size >= MAX_TYPO_ANSWERS) candidates.answers.clear();
+  candidates.answers.set(word, tags[first] ?? null);
   return tags[first];
 }
 
@@ -165,14 +181,16 @@ export function recognizeSkills(words: readonly string[], vocabulary: ReadonlySe
     for (let i = 0; i + n <= words.length; i++) {
       if (!unused(i, i + n)) continue;
       if (n === 1 && ignorable(words[i]!)) continue;
-      const run = words.slice(i, i + n);
-      const form = tagForm(run.join(' '));
-      if (n > 1 && ignorable(run[0]!) && !GROUP_OF.has(form)) continue;
-      const joined = n > 1 ? run.join('') : form;
+      // One word is its own run: no array and no joins for the most frequent case.
+      const run = n === 1 ? undefined : words.slice(i, i + n);
+      const text = run ? run.join(' ') : words[i]!;
+      const form = tagForm(text);
+      if (run && ignorable(run[0]!) && !GROUP_OF.has(form)) continue;
+      const joined = run ? run.join('') : form;
       const known =
-        GROUP_OF.has(form) || vocabulary.has(form) ? form : n > 1 && (GROUP_OF.has(joined) || vocabulary.has(joined)) ? joined : undefined;
+        GROUP_OF.has(form) || vocabulary.has(form) ? form : run && (GROUP_OF.has(joined) || vocabulary.has(joined)) ? joined : undefined;
       if (!known) continue;
-      add(known, run.join(' '), false);
+      add(known, text, false);
       for (let k = i; k < i + n; k++) used[k] = true;
     }
   }
