@@ -65,7 +65,8 @@ describe('reading q', () => {
 
   it('reads a typo at either end of a word, and answers each vocabulary for itself', () => {
     // Only tags that share the word's first letter or its last are tried: a slip at one end keeps the other.
-    const skillOf = (word: string, tags: ReadonlySet<string> = vocabulary) => recognizeSkills([word], tags, () => false).map((s) => s.skill);
+    const skillOf = (word: string, tags: ReadonlySet<string> = vocabulary) =>
+      recognizeSkills([word], tags, () => false).map((s) => s.skill);
     expect(skillOf('ython')).toEqual(['python']);
     expect(skillOf('tubernetes')).toEqual(['kubernetes']);
     expect(skillOf('pythno')).toEqual(['python']);
