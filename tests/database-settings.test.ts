@@ -44,9 +44,10 @@ describe('PGLITE_SHARED_BUFFERS', () => {
   });
 });
 
-// The patch's fourth item, in both of the package's builds. postgres.js keeps an Error per tagged
-// call site, for the query's `origin`; until its stack was read, V8 held each frame's function and
-// receiver, and so whatever the first caller there closed over, for the life of the process.
+// The patch's item on a query's origin, in both of the package's builds. postgres.js keeps an
+// Error per tagged call site, for the query's `origin`; until its stack was read, V8 held each
+// frame's function and receiver, and so whatever the first caller there closed over, for the life
+// of the process.
 describe.each([
   ['esm', postgres],
   ['cjs', createRequire(import.meta.url)('postgres') as typeof postgres],
@@ -168,15 +169,14 @@ describe.skipIf(!process.env.DATABASE_URL)('a server Postgres', () => {
     },
   );
 
-  // The patch's fifth item. In Maglev (kept to it here with --max-opt=2; TurboFan did not show it,
-  // so it came and went with which tier ran a process's code) a closure made for each query kept
-  // every query's objects alive through the young generation's collections: ~900 bytes of each
-  // query promoted to the old generation, which then needed full collections to free it.
+  // The patch's item on settling a query's promise. In Maglev (kept to it here with --max-opt=2;
+  // TurboFan did not show it, so it came and went with which tier ran a process's code) a closure
+  // made for each query kept every query's objects alive through the young generation's
+  // collections: ~900 bytes of each query promoted to the old generation, which then needed full
+  // collections to free it.
   it.each(Object.keys(builds))("%s build: a query's objects die young", async (build) => {
     const script = fileURLToPath(new URL('./fixtures/postgres-young-queries.ts', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--max-opt=2', '--max-semi-space-size=16', script, build], {
-      env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL },
-    });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--max-opt=2', '--max-semi-space-size=16', script, build]);
     const { youngCollections, promotedBytesPerQuery } = JSON.parse(stdout.trim());
     expect(youngCollections).toBeGreaterThan(3);
     expect(promotedBytesPerQuery).toBeLessThan(50);
