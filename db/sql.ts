@@ -1,5 +1,5 @@
 // Raw SQL helpers shared by the repositories and by discovery's ranking SQL (src/search).
-import { SQL, sql as drizzleSql, StringChunk } from 'drizzle-orm';
+import { SQL, StringChunk } from 'drizzle-orm';
 import type { Executor } from './client.ts';
 
 /** Raw rows from db.execute, whichever driver (postgres.js returns an array, PGlite `{ rows }`). */
@@ -40,8 +40,25 @@ function cachedSql(strings: TemplateStringsArray, ...values: unknown[]): SQL {
   return query;
 }
 
+/** Drizzle's `sql.raw`: the text as it is, appended rather than given to the constructor. */
+function raw(text: string): SQL {
+  const { query, chunks } = emptyStatement();
+  chunks.push(new StringChunk(text));
+  return query;
+}
+
+/** Drizzle's `sql.join`: the chunks with `separator` between them, appended rather than given to the constructor. */
+function join(items: readonly unknown[], separator?: SQL): SQL {
+  const { query, chunks } = emptyStatement();
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && separator !== undefined) chunks.push(separator);
+    chunks.push(items[i]);
+  }
+  return query;
+}
+
 /** `sql` as Drizzle's (tag, `sql.raw`, `sql.join`), for statements built on every request (discovery's). */
-export const sql = Object.assign(cachedSql, { raw: drizzleSql.raw, join: drizzleSql.join });
+export const sql = Object.assign(cachedSql, { raw, join });
 
 const COMMA = new StringChunk(', ');
 /** `$1, $2, ...`: each item a parameter, all in one SQL (a search builds dozens of these; one `sql` per item cost ~23 KB a search). */
@@ -121,7 +138,7 @@ export function flatSql(query: SQL, options: { inline?: boolean } = {}): SQL {
   if (!walk(query.queryChunks)) return query;
   if (options.inline) {
     const literals = values.map(sqlLiteral);
-    if (!literals.includes(undefined)) return drizzleSql.raw(`${texts.map((t, i) => t + literals[i]).join('')}${text}`);
+    if (!literals.includes(undefined)) return raw(`${texts.map((t, i) => t + literals[i]).join('')}${text}`);
   }
   const flat = emptyStatement();
   values.forEach((value, i) => flat.chunks.push(new StringChunk(texts[i]!), value));

@@ -46,7 +46,7 @@ describe('flatSql', () => {
     const nested = (tag: typeof sql, v: string) =>
       tag`with x as (${tag`select * from t where ${pair(tag, v, 2)}`}) select ${tag.raw('col')} from x where ${and(tag`a = ${v}`, tag`b`)}`;
     const built2 = (make: (tag: typeof sql) => SQL) => {
-      const ours = make(cachedSql as typeof sql);
+      const ours = make(cachedSql as unknown as typeof sql);
       expect(built(ours)).toEqual(built(make(sql)));
       expect(built(flatSql(ours))).toEqual(built(make(sql)));
       return built(ours);
@@ -59,6 +59,10 @@ describe('flatSql', () => {
     built2((tag) => tag`${1}`);
     built2((tag) => tag`only text`);
     built2((tag) => tag.join([tag`${1}`, tag`${2}`, tag.raw('3')], tag`, `));
+    // sql.raw and sql.join are db/sql.ts's own too (chunks appended, no is() per chunk).
+    built2((tag) => tag.join([], tag`, `));
+    built2((tag) => tag.join([tag`a`, 'b', tag.raw(''), tag.raw(' c ')]));
+    built2((tag) => tag`(${tag.join([tag`x = ${1}`, tag`y = ${'z'}`], tag` or `)}) and ${tag.raw('true')}`);
     expect(cachedSql``.queryChunks).toEqual([]);
   });
 
