@@ -1,5 +1,6 @@
 // API keys as the API shows them (schema ApiKey).
 import type { ApiKeyRow } from '../../db/repositories/api-keys.ts';
+import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
 
 /** A key as the API shows it. The secret is never part of it. */
 export function presentApiKey(row: ApiKeyRow) {
@@ -8,9 +9,9 @@ export function presentApiKey(row: ApiKeyRow) {
     name: row.name,
     hosted_agent_id: row.hostedAgentId,
     prefix: row.keyPrefix,
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    revoked_at: row.revokedAt?.toISOString() ?? null,
+    created_at: isoTimestamp(row.createdAt),
+    last_used_at: isoTimestampOrNull(row.lastUsedAt),
+    revoked_at: isoTimestampOrNull(row.revokedAt),
     replaced_by_id: row.replacedById,
   };
 }

@@ -1,5 +1,6 @@
 // Applications as the API shows them (schema Application).
 import type { ApplicationRow } from '../../db/repositories/applications.ts';
+import { isoTimestamp } from './timestamps.ts';
 
 /** `clientUserId` is the gig's client (applications only exist for native gigs, which have one). */
 export function presentApplication(a: ApplicationRow, clientUserId: string) {
@@ -12,7 +13,7 @@ export function presentApplication(a: ApplicationRow, clientUserId: string) {
     status: a.status,
     message: a.message,
     proposed_rate_cents: a.proposedRateCents,
-    created_at: a.createdAt.toISOString(),
-    updated_at: a.updatedAt.toISOString(),
+    created_at: isoTimestamp(a.createdAt),
+    updated_at: isoTimestamp(a.updatedAt),
   };
 }

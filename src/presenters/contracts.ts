@@ -1,7 +1,6 @@
 // Contracts and milestones as the API shows them (schemas Contract and Milestone in openapi.yaml).
 import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.ts';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
 
 export function presentMilestone(m: MilestoneRow) {
   return {
@@ -13,10 +12,10 @@ export function presentMilestone(m: MilestoneRow) {
     currency: m.currency,
     due_date: m.dueDate,
     status: m.status,
-    funded_at: iso(m.fundedAt),
-    released_at: iso(m.releasedAt),
-    payout_due_at: iso(m.payoutDueAt),
-    paid_at: iso(m.paidAt),
+    funded_at: isoTimestampOrNull(m.fundedAt),
+    released_at: isoTimestampOrNull(m.releasedAt),
+    payout_due_at: isoTimestampOrNull(m.payoutDueAt),
+    paid_at: isoTimestampOrNull(m.paidAt),
     refunded_cents: m.refundedCents,
   };
 }
@@ -43,17 +42,17 @@ export function presentContract(c: ContractRow, milestones: MilestoneRow[]) {
     payout_delay_days: c.payoutDelayDays,
     currency: c.currency,
     milestones: milestones.filter((m) => m.contractId === c.id).map(presentMilestone),
-    approval_deadline: iso(c.approvalDeadline),
-    client_approved_at: iso(c.clientApprovedAt),
-    worker_approved_at: iso(c.workerApprovedAt),
+    approval_deadline: isoTimestampOrNull(c.approvalDeadline),
+    client_approved_at: isoTimestampOrNull(c.clientApprovedAt),
+    worker_approved_at: isoTimestampOrNull(c.workerApprovedAt),
     revision_notes: c.revisionNotes,
     revision_count: c.revisionCount,
-    created_at: c.createdAt.toISOString(),
-    updated_at: c.updatedAt.toISOString(),
-    activated_at: iso(c.activatedAt),
-    completed_at: iso(c.completedAt),
-    cancelled_at: iso(c.cancelledAt),
-    expired_at: iso(c.expiredAt),
+    created_at: isoTimestamp(c.createdAt),
+    updated_at: isoTimestamp(c.updatedAt),
+    activated_at: isoTimestampOrNull(c.activatedAt),
+    completed_at: isoTimestampOrNull(c.completedAt),
+    cancelled_at: isoTimestampOrNull(c.cancelledAt),
+    expired_at: isoTimestampOrNull(c.expiredAt),
   };
 }
 

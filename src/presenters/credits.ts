@@ -1,6 +1,7 @@
 // Credits as the API shows them (schemas Credits, CreditEntry, CreditDeduction in openapi.yaml).
 import type { CreditAccountRow, CreditEntryView } from '../../db/repositories/credits.ts';
 import { MONTHLY_GRANT, nextPeriodStart, type SubscriptionTier } from '../domain/credits.ts';
+import { isoTimestamp } from './timestamps.ts';
 
 export function presentCreditEntry(e: CreditEntryView) {
   return {
@@ -10,7 +11,7 @@ export function presentCreditEntry(e: CreditEntryView) {
     reason: e.reason,
     reference_id: e.referenceId,
     note: e.note,
-    created_at: e.createdAt.toISOString(),
+    created_at: isoTimestamp(e.createdAt),
   };
 }
 

@@ -1,8 +1,7 @@
 // Disputes and their evidence as the API shows them (schemas Dispute and DisputeEvidence in openapi.yaml).
 import type { DisputeRow, EvidenceWithFile } from '../../db/repositories/disputes.ts';
 import type { UploadContentType } from '../domain/uploads.ts';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
 
 /** Said with every recommendation, wherever it is shown. */
 export const ADVISORY_NOTICE =
@@ -27,7 +26,7 @@ export function presentEvidence(e: EvidenceWithFile, publicUrl: string) {
           url: evidenceFileUrl(publicUrl, e.disputeId, e.id),
         }
       : null,
-    created_at: e.createdAt.toISOString(),
+    created_at: isoTimestamp(e.createdAt),
   };
 }
 
@@ -44,16 +43,18 @@ export function presentDispute(d: DisputeRow, evidenceCount: number, evidence?: 
     opener_user_id: d.openerUserId,
     opener_role: d.openerRole,
     response: d.response,
-    responded_at: iso(d.respondedAt),
+    responded_at: isoTimestampOrNull(d.respondedAt),
     acceptances: { client: d.clientAcceptance ?? null, worker: d.workerAcceptance ?? null },
     recommendation: d.recommendation ? { advisory: true as const, notice: ADVISORY_NOTICE, ...d.recommendation } : null,
     resolution:
-      d.resolution && d.resolvedAt ? { ...d.resolution, resolved_at: d.resolvedAt.toISOString(), settled_at: iso(d.settledAt) } : null,
+      d.resolution && d.resolvedAt
+        ? { ...d.resolution, resolved_at: isoTimestamp(d.resolvedAt), settled_at: isoTimestampOrNull(d.settledAt) }
+        : null,
     evidence_count: evidenceCount,
     ...(evidence ? { evidence } : {}),
-    withdrawn_at: iso(d.withdrawnAt),
-    created_at: d.createdAt.toISOString(),
-    updated_at: d.updatedAt.toISOString(),
+    withdrawn_at: isoTimestampOrNull(d.withdrawnAt),
+    created_at: isoTimestamp(d.createdAt),
+    updated_at: isoTimestamp(d.updatedAt),
   };
 }
 

@@ -1,5 +1,6 @@
 // Gigs as the API shows them (schema Gig).
 import type { GigRow } from '../../db/repositories/gigs.ts';
+import { isoTimestamp } from './timestamps.ts';
 
 export function presentGig(g: GigRow) {
   return {
@@ -18,8 +19,8 @@ export function presentGig(g: GigRow) {
     source: g.source,
     external_id: g.externalId,
     url: g.url,
-    posted_at: g.postedAt.toISOString(),
-    created_at: g.createdAt.toISOString(),
-    updated_at: g.updatedAt.toISOString(),
+    posted_at: isoTimestamp(g.postedAt),
+    created_at: isoTimestamp(g.createdAt),
+    updated_at: isoTimestamp(g.updatedAt),
   };
 }

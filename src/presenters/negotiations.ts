@@ -1,6 +1,7 @@
 // Negotiations and rounds as the API shows them (schemas Negotiation and NegotiationRound).
 import type { NegotiationRow, RoundRow } from '../../db/repositories/negotiations.ts';
 import type { PartyRole } from '../domain/negotiation.ts';
+import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
 
 export function presentRound(r: RoundRow) {
   return {
@@ -15,7 +16,7 @@ export function presentRound(r: RoundRow) {
     currency: r.currency,
     milestones: r.milestones,
     notes: r.notes,
-    created_at: r.createdAt.toISOString(),
+    created_at: isoTimestamp(r.createdAt),
   };
 }
 
@@ -53,9 +54,9 @@ export function presentNegotiation(
       worker_shared: n.workerContactSharedAt !== null,
       counterpart: extra.viewer ? extra.viewer.counterpartContact : null,
     },
-    agreed_at: n.agreedAt ? n.agreedAt.toISOString() : null,
-    cancelled_at: n.cancelledAt ? n.cancelledAt.toISOString() : null,
-    created_at: n.createdAt.toISOString(),
-    updated_at: n.updatedAt.toISOString(),
+    agreed_at: isoTimestampOrNull(n.agreedAt),
+    cancelled_at: isoTimestampOrNull(n.cancelledAt),
+    created_at: isoTimestamp(n.createdAt),
+    updated_at: isoTimestamp(n.updatedAt),
   };
 }

@@ -1,6 +1,7 @@
 // Profiles as the API shows them: the owner's view (schema MyProfile) and the public one (Profile).
 import type { UserRow } from '../../db/repositories/users.ts';
 import type { Voucher } from '../../db/repositories/vouches.ts';
+import { isoTimestamp } from './timestamps.ts';
 
 /** What others said of the user: the latest vouches and their count, and published reviews' count and average. */
 export interface Trust {
@@ -11,7 +12,7 @@ export interface Trust {
 }
 
 const trustFields = (t: Trust) => ({
-  vouched_by: t.vouchers.map((v) => ({ user_id: v.userId, display_name: v.displayName, vouched_at: v.vouchedAt.toISOString() })),
+  vouched_by: t.vouchers.map((v) => ({ user_id: v.userId, display_name: v.displayName, vouched_at: isoTimestamp(v.vouchedAt) })),
   vouch_count: t.vouchCount,
   review_count: t.reviewCount,
   average_rating: t.averageRating === null ? null : Math.round(t.averageRating * 100) / 100,
@@ -33,8 +34,8 @@ export function presentMyProfile(user: UserRow, trust: Trust, publicUrl: string)
     resume_url: resumeUrl(user, publicUrl),
     github_login: user.githubLogin,
     ...trustFields(trust),
-    created_at: user.createdAt.toISOString(),
-    updated_at: user.updatedAt.toISOString(),
+    created_at: isoTimestamp(user.createdAt),
+    updated_at: isoTimestamp(user.updatedAt),
   };
 }
 
@@ -47,6 +48,6 @@ export function presentPublicProfile(user: UserRow, trust: Trust) {
     skills: user.skills,
     ...trustFields(trust),
     github: user.githubLogin ? { login: user.githubLogin, url: `https://github.com/${encodeURIComponent(user.githubLogin)}` } : null,
-    created_at: user.createdAt.toISOString(),
+    created_at: isoTimestamp(user.createdAt),
   };
 }

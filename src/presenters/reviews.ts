@@ -2,8 +2,7 @@
 // published on a profile (PublicReview).
 import type { PublishedReviewRow, ReviewRow } from '../../db/repositories/reviews.ts';
 import type { TheirReviewStatus } from '../domain/review.ts';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
 
 export function presentContractReview(r: ReviewRow) {
   return {
@@ -14,8 +13,8 @@ export function presentContractReview(r: ReviewRow) {
     reviewee_user_id: r.revieweeUserId,
     rating: r.rating,
     text: r.text,
-    created_at: r.createdAt.toISOString(),
-    published_at: iso(r.publishedAt),
+    created_at: isoTimestamp(r.createdAt),
+    published_at: isoTimestampOrNull(r.publishedAt),
   };
 }
 
@@ -32,7 +31,7 @@ export function presentContractReviews(input: {
 }) {
   return {
     contract_id: input.contractId,
-    review_deadline: input.deadline.toISOString(),
+    review_deadline: isoTimestamp(input.deadline),
     can_review: input.canReview,
     yours: input.yours ? presentContractReview(input.yours) : null,
     theirs: {
@@ -52,7 +51,7 @@ export function presentPublicReview(r: PublishedReviewRow) {
     author_role: r.authorRole,
     gig_id: r.gigId,
     gig_title: r.gigTitle,
-    created_at: r.createdAt.toISOString(),
-    published_at: r.publishedAt.toISOString(),
+    created_at: isoTimestamp(r.createdAt),
+    published_at: isoTimestamp(r.publishedAt),
   };
 }

@@ -1,6 +1,7 @@
 // Webhook endpoints and their delivery attempts as the API shows them (schemas WebhookEndpoint, WebhookDelivery).
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/repositories/webhooks.ts';
 import type { components } from '../generated/api.d.ts';
+import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
 
 type ApiEndpoint = components['schemas']['WebhookEndpoint'];
 type ApiDelivery = components['schemas']['WebhookDelivery'];
@@ -13,12 +14,12 @@ export function presentWebhookEndpoint(row: WebhookEndpointRow): ApiEndpoint {
     description: row.description,
     event_types: row.eventTypes,
     enabled: row.disabledAt === null,
-    disabled_at: row.disabledAt?.toISOString() ?? null,
+    disabled_at: isoTimestampOrNull(row.disabledAt),
     disabled_reason: row.disabledReason as ApiEndpoint['disabled_reason'],
-    failing_since: row.failingSince?.toISOString() ?? null,
-    previous_secret_until: row.previousSecretUntil && row.previousSecretUntil > new Date() ? row.previousSecretUntil.toISOString() : null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    failing_since: isoTimestampOrNull(row.failingSince),
+    previous_secret_until: row.previousSecretUntil && row.previousSecretUntil > new Date() ? isoTimestamp(row.previousSecretUntil) : null,
+    created_at: isoTimestamp(row.createdAt),
+    updated_at: isoTimestamp(row.updatedAt),
   };
 }
 
@@ -39,7 +40,7 @@ export function presentWebhookDelivery(row: WebhookDeliveryRow): ApiDelivery {
     duration_ms: row.durationMs,
     response_excerpt: row.responseExcerpt,
     error: row.error,
-    next_retry_at: row.nextRetryAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
+    next_retry_at: isoTimestampOrNull(row.nextRetryAt),
+    created_at: isoTimestamp(row.createdAt),
   };
 }

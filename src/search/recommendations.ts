@@ -16,6 +16,7 @@ import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
 import { ageReason, feedbackReason } from './reasons.ts';
 import { skillForms } from './skills.ts';
 import { snippet } from './service.ts';
+import { isoTimestampOfMs } from '../presenters/timestamps.ts';
 
 export const GIG_RECOMMENDATION_WEIGHTS: GigRecommendationWeights = {
   profile: 0.6,
@@ -104,7 +105,7 @@ export async function recommendGigs(db: Db, userId: string, req: { limit: number
       external_id: r.external_id,
       client_user_id: r.client_user_id,
       status: 'open' as const,
-      posted_at: new Date(Math.round(r.posted_epoch * 1000)).toISOString(),
+      posted_at: isoTimestampOfMs(Math.round(r.posted_epoch * 1000)),
       score: round(r.score)!,
       score_components: { skills: round(r.profile_fit)!, history: round(r.history_fit), freshness: round(r.freshness)! },
       feedback: r.signal,

@@ -13,6 +13,7 @@ import { ageReason, feedbackReason, payReason, semanticReason, skillsReason, tex
 import { applyFeedback, DEFAULT_WEIGHTS, fuse, lexicalScore, payRange, structuredScore, type RankingWeights } from './scoring.ts';
 import { canonicalSkill, skillForms } from './skills.ts';
 import { commonness, filtersShare, gigCount, headCommonness, tagCommonness, tagVocabulary, usesPgvector } from './vocabulary.ts';
+import { isoTimestampOfMs } from '../presenters/timestamps.ts';
 
 /** What a search needs of the context: the database, and the embeddings endpoint if one is configured. */
 export type SearchContext = Pick<Context, 'db'> & { config: Pick<Config, 'embeddings'> };
@@ -159,7 +160,7 @@ export function presentRanked(row: RankedRow, e: Explainer) {
     external_id: row.external_id,
     client_user_id: row.client_user_id,
     status: 'open' as const,
-    posted_at: new Date(Math.round(row.posted_epoch * 1000)).toISOString(),
+    posted_at: isoTimestampOfMs(Math.round(row.posted_epoch * 1000)),
     score: round(row.score)!,
     score_components: {
       lexical: round(components.lexical),

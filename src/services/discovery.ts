@@ -10,6 +10,7 @@ import { recommendWorkers } from '../search/recommendations.ts';
 
 type Db = Pick<Context, 'db'>;
 import type { FeedbackSignal } from '../search/scoring.ts';
+import { isoTimestamp } from '../presenters/timestamps.ts';
 
 /** Workers for the caller's own gig. */
 export async function recommendWorkersForGig(ctx: Db, callerId: string, gigId: string, page: { limit: number; cursor?: string }) {
@@ -38,6 +39,6 @@ export async function sendFeedback(
     gig_id: row.gigId,
     signal: row.signal,
     context: row.context as 'search' | 'recommendation' | null,
-    updated_at: row.updatedAt.toISOString(),
+    updated_at: isoTimestamp(row.updatedAt),
   };
 }

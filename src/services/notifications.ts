@@ -24,6 +24,7 @@ import { presentContract, type ContractView } from '../presenters/contracts.ts';
 import { approvalReminderMessage, MESSAGES, type Notification } from './notification-messages.ts';
 import type { EventSubscriber } from './event-relay.ts';
 import { createEmailSender, EmailError, type EmailSender } from '../notifications/email.ts';
+import { isoTimestamp, isoTimestampOrNull } from '../presenters/timestamps.ts';
 
 // --- channels ---------------------------------------------------------------------------
 
@@ -85,8 +86,8 @@ export function presentMessage(m: repo.NotificationMessageRow) {
     body: m.body,
     link: m.link,
     read: m.readAt !== null,
-    read_at: m.readAt ? m.readAt.toISOString() : null,
-    created_at: m.createdAt.toISOString(),
+    read_at: isoTimestampOrNull(m.readAt),
+    created_at: isoTimestamp(m.createdAt),
   };
 }
 

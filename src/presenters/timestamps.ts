@@ -1,0 +1,44 @@
+// Timestamps as the API writes them: ISO 8601 in UTC with milliseconds, character for character
+// what Date.prototype.toISOString gives. V8's toISOString is a C++ builtin that formats through
+// snprintf: 0.6 µs a call on the 2-core VM (2026-11-27), three per gig, sixty per page of search
+// results. Arithmetic and a table of digit pairs give the same string in ~0.15 µs.
+// tests/timestamps.test.ts holds the two equal over the years this formats itself.
+
+const DAY_MS = 86_400_000;
+/** 0000-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: the years written with four digits. */
+const FIRST_MS = -62_167_219_200_000;
+const END_MS = 253_402_300_800_000;
+
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+/** `2026-11-27T18:32:01.123Z` for a time in milliseconds since the epoch. */
+export function isoTimestampOfMs(ms: number): string {
+  // Six-digit years and the invalid date (toISOString's RangeError) stay with the builtin.
+  if (!(ms >= FIRST_MS && ms < END_MS)) return new Date(ms).toISOString();
+  const days = Math.floor(ms / DAY_MS);
+  let rest = ms - days * DAY_MS;
+  // The proleptic Gregorian date of a day number (Howard Hinnant's civil_from_days): eras of
+  // 400 years from 0000-03-01, so that a leap day is the last day of its year.
+  const fromMarch0000 = days + 719_468;
+  const era = Math.floor(fromMarch0000 / 146_097);
+  const dayOfEra = fromMarch0000 - era * 146_097;
+  const yearOfEra = ((dayOfEra - ((dayOfEra / 1460) | 0) + ((dayOfEra / 36_524) | 0) - ((dayOfEra / 146_096) | 0)) / 365) | 0;
+  const dayOfYear = dayOfEra - (365 * yearOfEra + (yearOfEra >> 2) - ((yearOfEra / 100) | 0));
+  const monthFromMarch = ((5 * dayOfYear + 2) / 153) | 0;
+  const day = dayOfYear - (((153 * monthFromMarch + 2) / 5) | 0) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = (rest / 3_600_000) | 0;
+  rest -= hours * 3_600_000;
+  const minutes = (rest / 60_000) | 0;
+  rest -= minutes * 60_000;
+  const seconds = (rest / 1000) | 0;
+  return `${TWO_DIGITS[(year / 100) | 0]}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[rest - seconds * 1000]}Z`;
+}
+
+/** What `date.toISOString()` answers. */
+export const isoTimestamp = (date: Date): string => isoTimestampOfMs(date.getTime());
+
+/** An optional timestamp: null stays null. */
+export const isoTimestampOrNull = (date: Date | null | undefined): string | null => (date ? isoTimestampOfMs(date.getTime()) : null);
