@@ -1,7 +1,9 @@
 // Timestamps as the API writes them: ISO 8601 in UTC with milliseconds, character for character
 // what Date.prototype.toISOString gives. V8's toISOString is a C++ builtin that formats through
 // snprintf: 0.6 µs a call on the 2-core VM (2026-11-27), three per gig, sixty per page of search
-// results. Arithmetic and a table of digit pairs give the same string in ~0.15 µs.
+// results. Arithmetic gives the same string in ~0.2 µs, and String.fromCharCode makes it one flat
+// string of 24 characters: a template literal of the pieces was as fast but left a rope of ten
+// strings to flatten, 470 bytes allocated per timestamp against toISOString's 40 (this: 56).
 // tests/timestamps.test.ts holds the two equal over the years this formats itself.
 
 const DAY_MS = 86_400_000;
@@ -9,8 +11,12 @@ const DAY_MS = 86_400_000;
 const FIRST_MS = -62_167_219_200_000;
 const END_MS = 253_402_300_800_000;
 
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+const ZERO = 48;
+const DASH = 45;
+const COLON = 58;
+/** The character codes of a number's tens and ones digits. */
+const tens = (n: number) => ZERO + (((n / 10) | 0) % 10);
+const ones = (n: number) => ZERO + (n % 10);
 
 /** `2026-11-27T18:32:01.123Z` for a time in milliseconds since the epoch. */
 export function isoTimestampOfMs(ms: number): string {
@@ -34,7 +40,14 @@ export function isoTimestampOfMs(ms: number): string {
   const minutes = (rest / 60_000) | 0;
   rest -= minutes * 60_000;
   const seconds = (rest / 1000) | 0;
-  return `${TWO_DIGITS[(year / 100) | 0]}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[rest - seconds * 1000]}Z`;
+  const millis = rest - seconds * 1000;
+  const century = (year / 100) | 0;
+  // biome-ignore format: the parts of the timestamp in the order they are written
+  return String.fromCharCode(
+    tens(century), ones(century), tens(year), ones(year), DASH, tens(month), ones(month), DASH, tens(day), ones(day),
+    84 /* T */, tens(hours), ones(hours), COLON, tens(minutes), ones(minutes), COLON, tens(seconds), ones(seconds),
+    46 /* . */, ZERO + ((millis / 100) | 0), tens(millis), ones(millis), 90 /* Z */,
+  );
 }
 
 /** What `date.toISOString()` answers. */
