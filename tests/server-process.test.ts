@@ -101,7 +101,12 @@ describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) =
     const server = await spawnServer(env);
     const ms = await waitUntilHealthy(server);
     console.log(`[server-process] healthy ${Math.round(ms)} ms after spawn (${onServer ? 'Postgres' : 'PGlite'})`);
-    expect(server.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('gigmarket listening on'))).toBe(true);
+    // The log goes out in batches (up to 20 ms, LogDestination): the line may follow the health answer.
+    await until(
+      'the listening line',
+      () => server.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('gigmarket listening on')),
+      server,
+    );
     // Run with npm start's flags, --expose-gc among them: the memory trim is on (src/memory-trim.ts).
     expect(SERVER_NODE_ARGS).toContain('--expose-gc');
     expect(server.logs().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('memory trim off'))).toEqual([]);
@@ -137,7 +142,9 @@ describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) =
     expect(await mcp.text()).toContain('"serverInfo":{"name":"gigmarket"');
 
     // One line per answered request (two at debug level: also as it arrives), with status and time.
-    const lines = server.logs().filter((l) => (l.req as { url?: string })?.url === '/openapi.yaml');
+    const yamlLines = () => server.logs().filter((l) => (l.req as { url?: string })?.url === '/openapi.yaml');
+    await until('the /openapi.yaml request logged', () => yamlLines().some((l) => l.msg === 'request completed'), server);
+    const lines = yamlLines();
     expect(lines.map((l) => [l.msg, (l.res as { statusCode?: number })?.statusCode])).toEqual([
       ['incoming request', undefined],
       ['request completed', 200],
