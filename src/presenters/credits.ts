@@ -22,7 +22,7 @@ export function presentCredits(account: CreditAccountRow, balance: number, now: 
     credits_balance: balance,
     subscription_tier: tier,
     monthly_grant: MONTHLY_GRANT[tier],
-    next_grant_at: nextPeriodStart(now).toISOString(),
+    next_grant_at: isoTimestamp(nextPeriodStart(now)),
   };
 }
 
