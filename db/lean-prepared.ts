@@ -72,6 +72,24 @@ function decoderOf(field: unknown): Decode | null {
   return (value) => decoder.mapFromDriverValue(value);
 }
 
+type RowOf = (row: unknown[]) => Record<string, unknown>;
+
+/**
+ * What turns a row's values into its object: `{ key: value, ... }` for these keys, each value
+ * through its decoder (null stays null), as Drizzle's mapResultRow does. Made once per query as an
+ * object literal (as fast-json-stringify and Ajv make their code), so that every row gets its one
+ * hidden class at once: built key by key in a loop, a row went through a hidden-class transition
+ * and a megamorphic keyed store for each of its columns. Keys are the selection's own property
+ * names, never request data (a `__proto__` key sets the prototype in a literal as the store in
+ * Drizzle's loop does: tests/lean-prepared.test.ts).
+ */
+function rowMaker(keys: string[], decoders: Decode[]): RowOf {
+  const values = keys.map(
+    (key, i) => `${JSON.stringify(key)}: ${decoders[i] ? `row[${i}] === null ? null : decode[${i}](row[${i}])` : `row[${i}]`}`,
+  );
+  return new Function('decode', `return (row) => ({ ${values.join(', ')} });`)(decoders) as RowOf;
+}
+
 /** The lean form of Drizzle's prepared query, or undefined when the query is not one it can run. */
 export function leanPrepared<R>(query: Executable<R>): Executable<R> | undefined {
   if (!is(query, PostgresJsPreparedQuery)) return undefined;
@@ -91,16 +109,10 @@ export function leanPrepared<R>(query: Executable<R>): Executable<R> | undefined
 
   const { client, queryString, prepare } = q;
   const fills = q.params.map(fillOf);
-  const keys = q.fields!.map(({ path }) => path[0]!);
-  const rowOf = (row: unknown[]) => {
-    const result: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const raw = row[i];
-      const decode = decoders[i];
-      result[keys[i]!] = raw === null || decode === undefined ? raw : decode(raw);
-    }
-    return result;
-  };
+  const rowOf = rowMaker(
+    q.fields!.map(({ path }) => path[0]!),
+    decoders,
+  );
   return {
     async execute(values = {}) {
       const params = fills.map((fill) => fill(values));

@@ -91,6 +91,20 @@ describe.skipIf(!onPostgres)('a lean prepared read on a server Postgres', () => 
     await expect(leanPrepared(query)!.execute({})).rejects.toThrow('No value for placeholder "id" was provided');
   });
 
+  it('maps a selection keyed __proto__ as Drizzle does (a key an object literal would read as the prototype)', async () => {
+    const gig = await insertGig(server.db, clientId, { id: newId(), title: 'Proto gig', status: 'open' });
+    const odd = server.db
+      .select({ ['__proto__']: gigs.title, id: gigs.id })
+      .from(gigs)
+      .where(eq(gigs.id, sql.placeholder('id')))
+      .prepare(uniqueName());
+    const [lean] = await leanPrepared(odd)!.execute({ id: gig.id });
+    const [drizzle] = await odd.execute({ id: gig.id });
+    expect(lean).toEqual(drizzle);
+    expect(Object.keys(lean!)).toEqual(Object.keys(drizzle!));
+    expect(Object.getPrototypeOf(lean)).toBe(Object.getPrototypeOf(drizzle));
+  });
+
   it('leaves a nested selection to Drizzle', () => {
     const nested = server.db.select({ gig: gigs }).from(gigs).prepare(uniqueName());
     expect(leanPrepared(nested)).toBeUndefined();
