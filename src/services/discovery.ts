@@ -7,10 +7,10 @@ import { findVisibleGig } from '../../db/repositories/gigs.ts';
 import { deleteFeedback, upsertFeedback } from '../../db/repositories/search.ts';
 import { isForeignKeyViolation } from '../../db/errors.ts';
 import { recommendWorkers } from '../search/recommendations.ts';
-
-type Db = Pick<Context, 'db'>;
 import type { FeedbackSignal } from '../search/scoring.ts';
 import { isoTimestamp } from '../presenters/timestamps.ts';
+
+type Db = Pick<Context, 'db'>;
 
 /** Workers for the caller's own gig. */
 export async function recommendWorkersForGig(ctx: Db, callerId: string, gigId: string, page: { limit: number; cursor?: string }) {
