@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort, freshDatabase, quantile, startServer, stopServer } from './bench-kit.ts';
+import { freePort, freshDatabase, median, startServer, stopServer } from './bench-kit.ts';
 import { allocatedPerRequest, ALLOC_PROBE, load } from './bench-load.ts';
 import { migrate } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
@@ -76,11 +76,6 @@ async function main() {
         `round ${round}: ${servers.map((s, i) => `${s.label} ${figures[i]!.rps.at(-1)!.toFixed(0)} req/s ${figures[i]!.cpu.at(-1)!.toFixed(0)} µs CPU/req (main thread ${figures[i]!.main.at(-1)!.toFixed(0)})`).join('   ')}`,
       );
     }
-    const median = (xs: number[]) =>
-      quantile(
-        [...xs].sort((a, b) => a - b),
-        0.5,
-      );
     const [a, b] = figures.map((f) => ({ rps: median(f.rps), cpu: median(f.cpu), main: median(f.main) }));
     console.log(
       `\nmedians over ${ROUNDS} rounds: ${servers[0]!.label} ${a!.rps.toFixed(0)} req/s, ${a!.cpu.toFixed(0)} µs CPU/req (main thread ${a!.main.toFixed(1)}); ${servers[1]!.label} ${b!.rps.toFixed(0)} req/s, ${b!.cpu.toFixed(0)} µs CPU/req (main thread ${b!.main.toFixed(1)}): ${(a!.rps / b!.rps).toFixed(2)}x the requests per second, ${(a!.cpu / b!.cpu).toFixed(2)}x the CPU per request, ${(a!.main / b!.main).toFixed(3)}x the main thread's`,

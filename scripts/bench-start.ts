@@ -19,7 +19,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { SERVER_ENV, SERVER_NODE_ARGS, freePort, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_ENV, SERVER_NODE_ARGS, freePort, median, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
 import { bundle } from './server-bundle.ts';
 import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
@@ -114,7 +114,6 @@ async function coldStarts(server: (port: number) => ChildProcess, bare: (port: n
       await stopServer(run.child);
     }
   }
-  const median = (xs: number[]) => quantile(xs, 0.5);
   const ms = (x: number) => `${x.toFixed(0).padStart(6)} ms`;
   console.log(`cold start to a healthy /api/health on an existing PGlite database, ${STARTS} starts each (median, min):`);
   console.log(`  server   ${ms(median(times.server))}  ${ms(Math.min(...times.server))}  (target < 3000 ms)`);
@@ -184,11 +183,7 @@ async function main() {
       console.log(line(`server ${i + 1}`, run.server));
       console.log(line(`bare ${i + 1}`, run.bare));
     }
-    const med = (pick: (r: Resident) => number, who: 'server' | 'bare') =>
-      quantile(
-        runs.map((r) => pick(r[who])),
-        0.5,
-      );
+    const med = (pick: (r: Resident) => number, who: 'server' | 'bare') => median(runs.map((r) => pick(r[who])));
     for (const who of ['server', 'bare'] as const) {
       console.log(
         `  median ${who.padEnd(6)}: ${mb(med((r) => r.settled, who))} 3 s after healthy, ${mb(med((r) => r.loaded, who))} 1 s after the load, ${mb(med((r) => r.trimmed, who))} 15 s after, ${mb(med((r) => r.rested, who))} 30 s after`,
