@@ -3,9 +3,9 @@
 // retried, wake() fetches at once, and stop() waits for the jobs in hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { openDatabase, type Database } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
 import { createJobSystem, type JobSystem } from '../jobs/boss.ts';
-import { freshServerDatabase } from './helpers/server.ts';
+import { openTestDatabase } from './helpers/server.ts';
 
 const QUEUE = 'slot-worker-test';
 interface Data {
@@ -16,7 +16,7 @@ interface Data {
 
 let database: Database;
 let jobs: JobSystem;
-let dropDatabase = async () => {};
+let closeDatabase = async () => {};
 const running = new Set<number>();
 const done: number[] = [];
 let peak = 0;
@@ -27,14 +27,7 @@ const slowReleased = new Promise<void>((r) => {
 const runs = new Map<number, number>();
 
 beforeAll(async () => {
-  const adminUrl = process.env.DATABASE_URL;
-  if (adminUrl) {
-    const fresh = await freshServerDatabase(adminUrl);
-    dropDatabase = fresh.drop;
-    database = await openDatabase({ databaseUrl: fresh.url, max: 2 });
-  } else {
-    database = await openDatabase({});
-  }
+  ({ database, close: closeDatabase } = await openTestDatabase());
   jobs = createJobSystem(database, pino({ level: 'silent' }));
   await jobs.start([
     {
@@ -64,8 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   release();
   await jobs?.stop();
-  await database?.close();
-  await dropDatabase();
+  await closeDatabase();
 });
 
 async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {

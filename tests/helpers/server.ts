@@ -6,7 +6,7 @@ import createClient from 'openapi-fetch';
 import postgres from 'postgres';
 import type { paths } from '../../src/generated/api.d.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase } from '../../db/client.ts';
+import { openDatabase, type Database } from '../../db/client.ts';
 import { startRuntime, type Runtime } from '../../src/runtime.ts';
 import { createUserWithKey } from '../../src/services/api-keys.ts';
 import { specValidation } from './spec-validator.ts';
@@ -38,6 +38,23 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The test's own database, without a server: a fresh one on the Postgres server when DATABASE_URL
+ * is set, else PGlite in memory. close() closes it and drops the server's.
+ */
+export async function openTestDatabase(): Promise<{ database: Database; close(): Promise<void> }> {
+  const adminUrl = process.env.DATABASE_URL;
+  const fresh = adminUrl ? await freshServerDatabase(adminUrl) : undefined;
+  const database = fresh ? await openDatabase({ databaseUrl: fresh.url, max: 2 }) : await openDatabase({});
+  return {
+    database,
+    async close() {
+      await database.close();
+      await fresh?.drop();
+    },
+  };
 }
 
 /** A new, empty database on the Postgres server at adminUrl; drop() removes it. */
