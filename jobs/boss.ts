@@ -103,7 +103,12 @@ async function schedule(boss: PgBoss, found: InPlace, name: string, cron: string
   if (!same) await boss.schedule(name, cron, data, options);
 }
 
-async function replaceSchedules(boss: PgBoss, found: InPlace, name: string, schedules: NonNullable<JobDefinition['schedules']>): Promise<void> {
+async function replaceSchedules(
+  boss: PgBoss,
+  found: InPlace,
+  name: string,
+  schedules: NonNullable<JobDefinition['schedules']>,
+): Promise<void> {
   for (const s of schedules) await schedule(boss, found, name, s.cron, s.data, { key: s.key });
   const keep = new Set(schedules.map((s) => s.key));
   for (const old of found.schedules) if (old.name === name && !keep.has(old.key)) await boss.unschedule(name, old.key);

@@ -26,7 +26,11 @@ const definitions = (changes: { cron?: string; expireB?: number; dataK1?: object
     expireInSeconds: changes.expireB ?? 30,
     deleteAfterSeconds: 3600,
     deadLetter: 'setup-b-dead',
-    schedules: (changes.keys ?? ['k1', 'k2']).map((key) => ({ key, cron: '*/5 * * * *', data: key === 'k1' ? (changes.dataK1 ?? { n: 1 }) : { n: 2 } })),
+    schedules: (changes.keys ?? ['k1', 'k2']).map((key) => ({
+      key,
+      cron: '*/5 * * * *',
+      data: key === 'k1' ? (changes.dataK1 ?? { n: 1 }) : { n: 2 },
+    })),
     handler,
     pollingIntervalSeconds: 30,
   },
