@@ -111,10 +111,7 @@ async function main() {
       );
     }
     // The median and the range of a ratio over the rounds.
-    const spread = (xs: number[]) => {
-      const sorted = [...xs].sort((x, y) => x - y);
-      return `${median(sorted).toFixed(2)}x (${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)})`;
-    };
+    const spread = (xs: number[]) => `${median(xs).toFixed(2)}x (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
     console.log(
       `\nmedian (range) over ${ROUNDS} rounds: ${spread(ratios.map((r) => r.rps))} the bare route's requests per second (target ≥ 0.75x), ${spread(ratios.map((r) => r.p99))} its p99 (target ≤ 1.5x), ${spread(ratios.map((r) => r.cpu))} its CPU per request, ${spread(ratios.map((r) => r.main))} its main thread's`,
     );
