@@ -13,14 +13,20 @@ if (!parts)
 const words = (s: string | undefined) => (s ?? '').trim().split(' ').filter(Boolean);
 
 /**
- * The flags `npm start` gives node: --expose-gc for the memory trim (src/memory-trim.ts), and two
+ * The flags `npm start` gives node: --expose-gc for the memory trim (src/memory-trim.ts), two
  * against heap sizes V8 takes from the machine's memory (24 GiB here): the young generation capped
  * at 16 MB per semi-space (left to itself the server held ~100 MB more under load; 8 from
  * 2026-11-26 to 11-27, which took the scavenges' main-thread time from 325 to 460 ms over the
  * same 80,000 requests, and, since the memory trim, left the resident set where 16 does), and
  * the old generation at 1 GB, whose first collection limit is a
  * fraction of that cap: with the default cap, garbage grew to ~190 MB beside ~50 MB of live
- * objects before a full collection.
+ * objects before a full collection. And --no-allocation-site-pretenuring: one server process in
+ * four or five spent, for as long as it lived, 19-29 µs of V8's helper threads per request
+ * against 2-9 (scavenges promoting, concurrent marking, sweeping: garbage reaching the old
+ * generation); none of twenty did without pretenuring, which costs nothing measurable otherwise
+ * (2026-11-28, README's Performance). The likely cause, which a release build of V8 cannot trace:
+ * pretenuring, having seen many objects from one allocation site survive a scavenge (50
+ * requests in flight), allocates that site's objects in the old generation from then on.
  */
 export const SERVER_NODE_ARGS: string[] = words(parts[2]);
 
