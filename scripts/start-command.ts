@@ -20,11 +20,11 @@ const words = (s: string | undefined) => (s ?? '').trim().split(' ').filter(Bool
  * same 80,000 requests, and, since the memory trim, left the resident set where 16 does), and
  * the old generation at 1 GB, whose first collection limit is a
  * fraction of that cap: with the default cap, garbage grew to ~190 MB beside ~50 MB of live
- * objects before a full collection. And --no-allocation-site-pretenuring: one server process in
- * four or five spent, for as long as it lived, 19-29 µs of V8's helper threads per request
+ * objects before a full collection. And --no-allocation-site-pretenuring: about one server
+ * process in six spent, for as long as it lived, 19-29 µs of V8's helper threads per request
  * against 2-9 (scavenges promoting, concurrent marking, sweeping: garbage reaching the old
- * generation); none of twenty did without pretenuring, which costs nothing measurable otherwise
- * (2026-11-28, README's Performance). The likely cause, which a release build of V8 cannot trace:
+ * generation); none of 17 did without pretenuring, which costs nothing measurable otherwise
+ * (2026-11-28, docs/performance.md). The likely cause, which a release build of V8 cannot trace:
  * pretenuring, having seen many objects from one allocation site survive a scavenge (50
  * requests in flight), allocates that site's objects in the old generation from then on.
  */

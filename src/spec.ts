@@ -28,7 +28,7 @@ export function loadSpec(): OpenApiDocument {
     // not cached yet (or unreadable): parse the YAML
   }
   // Loaded only here: with the cache in place the server never parses YAML, and the parser's
-  // modules stayed in its heap for nothing (README, Performance -> Memory).
+  // modules stayed in its heap for nothing (docs/performance.md, Memory).
   const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const spec = YAML.parse(specText);
   try {
