@@ -5,9 +5,9 @@
 // postgres.js from this process, in the same run and interleaved (one of each in turn, so that a
 // burst of other load on the machine falls on both): p50, p95 and the ratio of the p95s, and
 // "exact": how many of the first 20 results are those of ranking every match (no first phase).
-// Then each shape again in pairs (one request, then the statement), and the issue's targets
-// counted over the shapes. Then EXPLAIN (ANALYZE) shows which indexes the query uses. Timings are
-// figures to read, never assertions.
+// Then each shape again in pairs (one request, then the statement), and the discovery targets
+// (README, Performance) counted over the shapes. Then EXPLAIN (ANALYZE) shows which indexes the
+// query uses. Timings are figures to read, never assertions.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -161,7 +161,7 @@ async function timePaired(a: () => Promise<unknown>, b: () => Promise<unknown>):
   return [as, bs];
 }
 
-/** What the issue asks of each shape, counted over the shapes at the end. */
+/** Which discovery targets (README, Performance) one shape meets; counted over the shapes at the end. */
 interface Verdict {
   p95UnderLimit: boolean;
   p50Gap: boolean;
@@ -267,7 +267,7 @@ async function main() {
       `${'shape'.padEnd(36)} ${'results'.padStart(7)} ${'runs'.padStart(5)}  ${'HTTP p50'.padStart(8)} ${'p95'.padStart(6)}  ${'SQL p50'.padStart(8)} ${'p95'.padStart(6)}  ${'p95 ratio'.padStart(9)} ${'exact'.padStart(7)}  ${'paired HTTP, SQL p50'.padStart(20)}`,
     );
     const verdicts: Verdict[] = [];
-    // The issue's targets: under 20 ms at 100,000 gigs, under 100 at 1,000,000.
+    // The p95 targets: under 20 ms at 100,000 gigs, under 100 at 1,000,000.
     const p95Limit = GIGS <= 100_000 ? 20 : 100;
     const explained: { name: string; text: string; params: unknown[]; walking: string[] }[] = [];
     for (const shape of SHAPES) {
