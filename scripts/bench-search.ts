@@ -109,6 +109,20 @@ async function time(fn: () => Promise<unknown>): Promise<number[]> {
   return out;
 }
 
+/** One untimed run of each in turn, n times. */
+async function warmUpBoth(a: () => Promise<unknown>, b: () => Promise<unknown>, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await a();
+    await b();
+  }
+}
+
+/** Whether to go on after `done` timed runs: at least `min`, at most RUNS, more while `budgetMs` lasts (from this call). */
+function whileBudget(min: number, budgetMs: number): (done: number) => boolean {
+  const started = Date.now();
+  return (done) => done < RUNS && (done < min || Date.now() - started < budgetMs);
+}
+
 /**
  * Both, in alternating blocks (which goes first alternates too), so that a burst of other load on
  * the machine falls on both: each block starts with BLOCK_WARMUP untimed runs (the switch from one
@@ -116,18 +130,15 @@ async function time(fn: () => Promise<unknown>): Promise<number[]> {
  * MIN_RUNS runs each, and up to RUNS while the shape's time budget lasts.
  */
 async function timeInterleaved(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[], number[]]> {
-  for (let i = 0; i < WARMUP; i++) {
-    await a();
-    await b();
-  }
+  await warmUpBoth(a, b, WARMUP);
   const as: number[] = [];
   const bs: number[] = [];
-  const started = Date.now();
+  const more = whileBudget(MIN_RUNS, SHAPE_BUDGET_MS);
   const block = async (fn: () => Promise<unknown>, into: number[]) => {
     for (let i = 0; i < BLOCK_WARMUP; i++) await fn();
     for (let i = 0; i < BLOCK; i++) into.push(await timed(fn));
   };
-  for (let round = 0; as.length < RUNS && (as.length < MIN_RUNS || Date.now() - started < SHAPE_BUDGET_MS); round++) {
+  for (let round = 0; more(as.length); round++) {
     if (round % 2) {
       await block(a, as);
       await block(b, bs);
@@ -147,14 +158,11 @@ async function timeInterleaved(a: () => Promise<unknown>, b: () => Promise<unkno
  * docs/performance.md). The pairs show whether the gap is that.
  */
 async function timePaired(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[], number[]]> {
-  for (let i = 0; i < BLOCK_WARMUP; i++) {
-    await a();
-    await b();
-  }
+  await warmUpBoth(a, b, BLOCK_WARMUP);
   const as: number[] = [];
   const bs: number[] = [];
-  const started = Date.now();
-  while (as.length < RUNS && (as.length < MIN_PAIRS || Date.now() - started < PAIRS_BUDGET_MS)) {
+  const more = whileBudget(MIN_PAIRS, PAIRS_BUDGET_MS);
+  while (more(as.length)) {
     as.push(await timed(a));
     bs.push(await timed(b));
   }
