@@ -12,7 +12,6 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { PROJECT_ROOT } from '../src/project-root.ts';
 import * as schema from './schema.ts';
-import { ambientDb } from './request-transaction.ts';
 
 import type { Db } from './types.ts';
 
@@ -58,7 +57,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // connection; none and ~13 ms after this (docs/search.md).
       setup: BACKEND_HEAP_SETUP,
     });
-    const db = ambientDb(drizzlePostgres(client, { schema }) as unknown as Db);
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
   }
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
@@ -66,7 +65,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     extensions: { vector },
     ...(options.pgliteSharedBuffers ? { postgresqlconf: `shared_buffers = ${options.pgliteSharedBuffers}` } : {}),
   });
-  const db = ambientDb(drizzlePglite(pglite, { schema }) as unknown as Db);
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   return { kind: 'pglite', db, pglite, close: () => pglite.close() };
 }
 

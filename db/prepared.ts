@@ -1,25 +1,23 @@
 // Hot reads as prepared queries: Drizzle builds a query's SQL text on every call (walking its
 // columns and conditions), which costs more CPU than the database's answer to a read by primary
 // key. A prepared query is built once per database handle and then runs with its placeholders
-// filled. Inside a request transaction it is built for that transaction, so it reads what the
-// transaction wrote; outside one (most reads) it is built once per process. On a server Postgres
+// filled. Given a transaction it is built for that transaction, so it reads what the transaction
+// wrote; given the database (most reads) it is built once per process. On a server Postgres
 // it then runs without Drizzle's execution layer (db/lean-prepared.ts).
 import { type Executable, leanPrepared } from './lean-prepared.ts';
-import { activeHandle } from './request-transaction.ts';
 import type { Executor } from './types.ts';
 
-/** `build` makes the query on a handle, with `sql.placeholder(...)` for each value; the result runs it on the handle current for `db`. */
+/** `build` makes the query on a handle, with `sql.placeholder(...)` for each value; the result runs it on the handle it is given (the database, or a transaction). */
 export function preparedQuery<P extends Record<string, unknown>, R>(
   name: string,
   build: (db: Executor, name: string) => Executable<R>,
 ): (db: Executor, placeholders: P) => Promise<R> {
   const built = new WeakMap<object, Executable<R>>();
   return (db, placeholders) => {
-    const handle = activeHandle(db);
-    let query = built.get(handle);
+    let query = built.get(db);
     if (!query) {
-      const drizzle = build(handle, name);
-      built.set(handle, (query = leanPrepared(drizzle) ?? drizzle));
+      const drizzle = build(db, name);
+      built.set(db, (query = leanPrepared(drizzle) ?? drizzle));
     }
     return query.execute(placeholders);
   };

@@ -1,13 +1,15 @@
 // buildApp: the one function that wires the HTTP side: the spec drives the routes, and every
 // handler receives the one context (src/context.ts) built at start.
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
+import type { Operation } from './http/operation.ts';
 import { actingCredentialOfRequest, authenticateHook, sessionCookieName } from './auth/authenticate.ts';
 import { runActing } from './auth/acting.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
-import { idempotencyHooks, withRequestTransaction } from './http/idempotency.ts';
+import { idempotencyHooks } from './http/idempotency.ts';
+import { finalPhaseOperation, operationOf } from './http/operation.ts';
 import { rateLimitCost, registerRateLimits } from './http/rate-limit.ts';
 import { checkRequestBody, refuseNulCharacters, validatorCompiler } from './http/validation.ts';
 import { listOperations, loadSpec, publishedSpec } from './spec.ts';
@@ -29,13 +31,26 @@ import { registerProviderWebhook } from './payments/webhook-route.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-type Handler = Parameters<typeof withRequestTransaction>[0];
+type Handler = (request: FastifyRequest, reply: FastifyReply, op: Operation) => unknown;
+
+/**
+ * Runs the handler with its operation (src/http/operation.ts). With an Idempotency-Key, an
+ * operation that calls nothing outside runs whole as its final transaction, so its effects and its
+ * recorded response commit together; one that does runs its own phases.
+ */
+function operationHandler(ctx: Context, handler: Handler, outsideCalls: boolean) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const op = operationOf(ctx, request, reply);
+    if (!request.idempotency || outsideCalls) return handler(request, reply, op);
+    return op.final((inTransaction) => handler(request, reply, finalPhaseOperation(inTransaction)) as Promise<unknown>);
+  };
+}
 
 /** Runs the handler with the request's credential acting, so the events it writes name the key (src/auth/acting.ts). */
 function withActingCredential(handler: Handler): Handler {
-  return (request, reply) => {
+  return (request, reply, op) => {
     const credential = actingCredentialOfRequest(request);
-    return credential ? runActing(credential, () => handler(request, reply)) : handler(request, reply);
+    return credential ? runActing(credential, () => handler(request, reply, op)) : handler(request, reply, op);
   };
 }
 
@@ -96,7 +111,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     );
   }
 
-  const idempotency = idempotencyHooks(ctx.db);
+  const idempotency = idempotencyHooks(ctx.db, config.idempotencyLockSeconds);
   const authenticate = limits.aroundAuthentication(
     authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
   );
@@ -110,7 +125,6 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       if (route.method === 'POST') {
         addRouteHook(route, 'preHandler', idempotency.preHandler);
         addRouteHook(route, 'onSend', idempotency.onSend);
-        addRouteHook(route, 'onResponse', idempotency.onResponse);
       }
     });
     const routes = (await specRoutes(spec)).map(({ method, url, schema, operationId }): RouteOptions => {
@@ -120,7 +134,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         method: method as RouteOptions['method'],
         url,
         schema,
-        handler: withRequestTransaction(withActingCredential(handlers[operationId] as Handler)),
+        handler: operationHandler(ctx, withActingCredential(handlers[operationId] as Handler), op.operation['x-fastify-config']?.outsideCalls === true),
         config: {
           ...(op.operation['x-fastify-config'] ?? {}),
           operationId,

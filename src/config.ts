@@ -32,6 +32,8 @@ export interface Config {
   contractApprovalTtlMs: number;
   /** PAYOUT_DAY_SECONDS: one day of payout_delay_days, in seconds (shorten it for a demo). */
   payoutDaySeconds: number;
+  /** IDEMPOTENCY_LOCK_TIMEOUT: how long a request holds its Idempotency-Key before a retry may take it over (its holder died). */
+  idempotencyLockSeconds: number;
   /** EMBEDDINGS_URL (+ _MODEL, _API_KEY, _TIMEOUT_MS): an OpenAI-compatible endpoint for semantic search. */
   embeddings: EmbeddingsSettings | undefined;
   /** LLM_URL (+ _MODEL, _API_KEY, _TIMEOUT_MS): an OpenAI-compatible chat-completions endpoint for dispute recommendations. */
@@ -409,6 +411,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payments: payments(env),
     contractApprovalTtlMs: duration(env, 'CONTRACT_APPROVAL_TTL', '48h'),
     payoutDaySeconds: int(env, 'PAYOUT_DAY_SECONDS', 86_400),
+    idempotencyLockSeconds: Math.max(1, Math.round(duration(env, 'IDEMPOTENCY_LOCK_TIMEOUT', '120') / 1000)),
     embeddings: embeddings(env),
     llm: llm(env),
     sourcesFile: sourcesFile(env),

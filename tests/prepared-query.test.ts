@@ -1,12 +1,10 @@
-// Prepared queries (db/prepared.ts) through the application's ambient database handle: built once
-// per handle, they still read inside the request transaction what it wrote and not yet committed,
-// and outside it only what is committed (on a server Postgres: PGlite runs one transaction at a
-// time); a rollback leaves nothing.
+// Prepared queries (db/prepared.ts) are built once per handle they are given: given a transaction,
+// they read what it wrote and has not yet committed; given the database, only what is committed (on
+// a server Postgres: PGlite runs one transaction at a time); a rollback leaves nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findVisibleGig, insertGig } from '../db/repositories/gigs.ts';
 import { findLiveSession, insertSession, revokeSessionByTokenHash } from '../db/repositories/sessions.ts';
 import { getNegotiationForParty, insertNegotiation } from '../db/repositories/negotiations.ts';
-import { openTransaction, runInTransaction } from '../db/request-transaction.ts';
 import { newId } from '../src/ids.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -25,26 +23,33 @@ afterAll(async () => {
 const newGig = (db: Parameters<typeof insertGig>[0], status: 'open' | 'draft' = 'open') =>
   insertGig(db, clientId, { id: newId(), title: 'Prepared gig', status });
 
-describe('a prepared read through the ambient handle', () => {
+describe('a prepared read given a transaction or the database', () => {
   it('sees the open transaction’s own writes inside it, only committed ones outside, nothing after a rollback', async () => {
     const db = server.db;
     const committed = await newGig(db);
     // Outside any transaction: built on the database itself.
     expect((await findVisibleGig(db, clientId, committed.id))?.id).toBe(committed.id);
 
-    const open = await openTransaction(db);
-    const pending = await newGig(open.tx);
-    expect((await runInTransaction(open.tx, () => findVisibleGig(db, clientId, pending.id)))?.id).toBe(pending.id);
-    expect((await runInTransaction(open.tx, () => findVisibleGig(db, clientId, committed.id)))?.id).toBe(committed.id);
-    if (concurrentReads) expect(await findVisibleGig(db, clientId, pending.id)).toBeUndefined();
-    await open.commit();
+    const pending = await db.transaction(async (tx) => {
+      const gig = await newGig(tx);
+      expect((await findVisibleGig(tx, clientId, gig.id))?.id).toBe(gig.id);
+      expect((await findVisibleGig(tx, clientId, committed.id))?.id).toBe(committed.id);
+      if (concurrentReads) expect(await findVisibleGig(db, clientId, gig.id)).toBeUndefined();
+      return gig;
+    });
     expect((await findVisibleGig(db, clientId, pending.id))?.id).toBe(pending.id);
 
-    const discarded = await openTransaction(db);
-    const gone = await newGig(discarded.tx);
-    expect((await runInTransaction(discarded.tx, () => findVisibleGig(db, clientId, gone.id)))?.id).toBe(gone.id);
-    await discarded.rollback();
-    expect(await findVisibleGig(db, clientId, gone.id)).toBeUndefined();
+    let goneId = '';
+    await db
+      .transaction(async (tx) => {
+        const gone = await newGig(tx);
+        goneId = gone.id;
+        expect((await findVisibleGig(tx, clientId, gone.id))?.id).toBe(gone.id);
+        tx.rollback();
+      })
+      .catch(() => {});
+    expect(goneId).not.toBe('');
+    expect(await findVisibleGig(db, clientId, goneId)).toBeUndefined();
   });
 
   it('fills its placeholders on every call: another viewer does not see a draft, its client does', async () => {

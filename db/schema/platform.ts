@@ -30,7 +30,11 @@ export const events = pgTable(
   ],
 );
 
-/** Idempotency-Key records (Stripe semantics, 24 h). */
+/**
+ * Idempotency-Key records (Stripe semantics, 24 h): claimed by a request (`in_flight`, with the
+ * holder's token and the time it took the key), the results of its outside calls as it gets them
+ * (`phases`), and the response, recorded in the transaction of the operation's effects.
+ */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
@@ -45,6 +49,10 @@ export const idempotencyKeys = pgTable(
     responseContentType: text('response_content_type'),
     createdAt: createdAt(),
     lockedAt: timestamp('locked_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The attempt holding the key (a random token), until it ends or its lock times out. */
+    lockedBy: uuid('locked_by'),
+    /** Recovery points: each outside call's result, by phase name, so a retry does not repeat it. */
+    phases: jsonb('phases').$type<Record<string, unknown>>().notNull().default({}),
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.key] }),

@@ -1,6 +1,7 @@
 // Handlers are typed by operationId from the generated spec types.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { operations } from '../generated/api.d.ts';
+import type { Operation } from './operation.ts';
 
 export type OperationId = keyof operations;
 
@@ -32,7 +33,14 @@ type SuccessBody<O> = O extends { responses: infer R }
 
 export type ResponseOf<K extends OperationId> = SuccessBody<operations[K]>;
 
-/** A handler returns the success body (200), or the reply after setting another status. */
-export type Handler<K extends OperationId> = (request: RequestOf<K>, reply: FastifyReply) => Promise<ResponseOf<K> | FastifyReply>;
+/**
+ * A handler returns the success body, after `reply.code(...)` for a status other than 200. It runs
+ * the operation through `op` (src/http/operation.ts): `op.ctx` is the context to call services with.
+ */
+export type Handler<K extends OperationId> = (
+  request: RequestOf<K>,
+  reply: FastifyReply,
+  op: Operation,
+) => Promise<ResponseOf<K> | FastifyReply>;
 
 export type Handlers<K extends OperationId> = { [P in K]: Handler<P> };

@@ -1,23 +1,34 @@
-// Idempotency-Key on every POST, with Stripe's semantics (docs/architecture.md §3): the same key,
+// Idempotency-Key on every POST, with Stripe's semantics (docs/architecture.md §2): the same key,
 // caller, route and body within 24 h replays the first response; another body gets 422; a request
-// still running gets 409. Validation and authentication failures are not recorded; 5xx are
-// forgotten. The record commits in the same transaction as the request's effects.
-import { createHash } from 'node:crypto';
+// still running gets 409. Built as recovery points: the key is claimed in a short transaction of
+// its own; an operation's outside calls record their results on the key as they return
+// (src/http/operation.ts); its effects and its response commit together in its last transaction.
+// No transaction is open while the handler waits on anything outside the process.
+import { createHash, randomUUID } from 'node:crypto';
 import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
-import { completeKey, ensureKeyRow, isExpired, lockKey, releaseKey, takeKey } from '../../db/repositories/idempotency.ts';
-import { openTransaction, runInTransaction, type OpenTransaction } from '../../db/request-transaction.ts';
+import { claimKey, completeKey, type KeyClaim, releaseKey } from '../../db/repositories/idempotency.ts';
 import { ApiError, conflict, validationFailed } from '../errors.ts';
+
+/** The key a request holds while it runs. */
+export interface HeldKey {
+  claim: KeyClaim;
+  /** Results of outside calls an earlier attempt of this request recorded, by phase. */
+  phases: Record<string, unknown>;
+  /** Set once the response is recorded (in the operation's last transaction, or at onSend). */
+  recorded: boolean;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The Idempotency-Key this request holds, and the transaction its effects and record commit in. */
-    idempotency?: { userId: string; key: string; transaction: OpenTransaction };
+    idempotency?: HeldKey;
   }
   interface FastifyContextConfig {
     /** From the spec's `x-fastify-config`: the success response shows a secret once (never stored). */
     secretResponse?: boolean;
+    /** From the spec's `x-fastify-config`: the operation calls outside the process, between its transactions. */
+    outsideCalls?: boolean;
   }
 }
 
@@ -37,108 +48,67 @@ function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
-/**
- * The request's transaction runs from preHandler to onSend: the handler's effects (through the
- * ambient database handle, db/request-transaction.ts) and the key's record commit together, so a
- * crash anywhere before the commit leaves neither, and a retry then runs for the first time.
- */
-export function idempotencyHooks(db: Db) {
+/** What is recorded of a response: a secret shown once is not. */
+export function recordedBody(request: FastifyRequest, status: number, payload: string): string | null {
+  return request.routeOptions.config.secretResponse && status < 300 ? null : payload;
+}
+
+export function idempotencyHooks(db: Db, lockSeconds: number) {
   async function preHandler(request: FastifyRequest, reply: FastifyReply) {
     if (request.method !== 'POST' || !request.principal) return;
     const key = request.headers[HEADER];
     if (key === undefined) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-      throw validationFailed('header.idempotency-key', 'must be 1 to 255 printable ASCII characters');
+      throw validationFailed('header.idempotency-key', 'must be 1 to 255 printable ASCII characters, without spaces');
     }
-    const userId = request.principal.userId;
-    const hash = requestHash(request);
-    await ensureKeyRow(db, userId, key, hash);
-    const open = await openTransaction(db);
-    let existing: Awaited<ReturnType<typeof lockKey>>;
-    try {
-      existing = await lockKey(open.tx, userId, key);
-    } catch (err) {
-      await open.rollback();
-      throw err;
+    const claim = { userId: request.principal.userId, key, token: randomUUID() };
+    const outcome = await claimKey(db, { ...claim, requestHash: requestHash(request), lockSeconds });
+    switch (outcome.kind) {
+      case 'claimed':
+        request.idempotency = { claim, phases: outcome.phases, recorded: false };
+        return;
+      case 'busy':
+        reply.header('retry-after', String(outcome.retryAfterSeconds));
+        throw conflict('a request with this Idempotency-Key is still in progress; retry later');
+      case 'reused':
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request; use a new key');
+      case 'replay': {
+        const { response } = outcome;
+        if (response.body === null) {
+          // The first response carried a secret, shown once and never stored: say it happened instead.
+          throw conflict('this request already succeeded; its response held a secret that is shown only once and is not kept');
+        }
+        reply.code(response.status).header('idempotent-replayed', 'true');
+        if (response.contentType) reply.type(response.contentType);
+        return reply.send(response.body);
+      }
     }
-    // Held by a request still running; gone: forgotten a moment ago by a request that failed.
-    if (existing === 'held' || !existing) {
-      await open.rollback();
-      throw conflict('a request with this Idempotency-Key is still in progress; retry later');
-    }
-    // In flight but unlocked: its request died before committing anything. Expired: free again.
-    if (existing.state !== 'completed' || isExpired(existing)) {
-      await takeKey(open.tx, userId, key, hash).catch(async (err: unknown) => {
-        await open.rollback();
-        throw err;
-      });
-      request.idempotency = { userId, key, transaction: open };
-      return;
-    }
-    await open.rollback();
-    if (existing.requestHash !== hash) {
-      throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request; use a new key');
-    }
-    if (existing.responseBody === null) {
-      // The first response carried a secret, shown once and never stored: say it happened instead.
-      throw conflict('this request already succeeded; its response held a secret that is shown only once and is not kept');
-    }
-    reply.code(existing.responseStatus!).header('idempotent-replayed', 'true');
-    if (existing.responseContentType) reply.type(existing.responseContentType);
-    return reply.send(existing.responseBody);
   }
 
+  /**
+   * A response not recorded in the operation's last transaction: an error, which changed nothing
+   * (that transaction rolled back), is recorded on its own so that a retry gets the same answer;
+   * a 400 (the corrected request may reuse the key) and a 5xx are not recorded, and the key is let go.
+   * onSend runs also when the client has gone away; a request that never gets here (its process
+   * died) holds the key until IDEMPOTENCY_LOCK_TIMEOUT, and a retry then resumes it.
+   */
   async function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const claim = request.idempotency;
-    if (!claim) return payload;
-    request.idempotency = undefined;
-    const { userId, key, transaction } = claim;
+    const held = request.idempotency;
+    if (!held || held.recorded) return payload;
+    held.recorded = true;
     const status = reply.statusCode;
-    // A 400 from the handler is validation too (a rule the schema cannot say): not recorded, so
-    // the corrected request may reuse the key; nor is a 5xx. Neither keeps anything it did.
     if (status >= 500 || status === 400 || typeof payload !== 'string') {
-      await transaction.rollback();
-      await releaseKey(db, userId, key);
+      await releaseKey(db, held.claim);
       return payload;
     }
     const contentType = reply.getHeader('content-type');
-    const response = {
+    await completeKey(db, held.claim, {
       status,
-      // Responses that show a secret once (a new API key) are remembered as done, without the body.
-      body: request.routeOptions.config.secretResponse && status < 300 ? null : payload,
+      body: recordedBody(request, status, payload),
       contentType: typeof contentType === 'string' ? contentType : null,
-    };
-    if (status < 400) {
-      // The effects and the record commit together; a failed commit becomes this request's 500.
-      await completeKey(transaction.tx, userId, key, response);
-      await transaction.commit();
-    } else {
-      // An error changed nothing (a failed statement may even have ended the transaction): roll
-      // back, and record the answer on its own so that a retry gets the same one.
-      await transaction.rollback();
-      await completeKey(db, userId, key, response);
-    }
+    });
     return payload;
   }
 
-  /** A request that ends without a response (the client went away early) keeps nothing. */
-  async function onResponse(request: FastifyRequest) {
-    const claim = request.idempotency;
-    if (!claim) return;
-    request.idempotency = undefined;
-    await claim.transaction.rollback();
-    await releaseKey(db, claim.userId, claim.key);
-  }
-
-  return { preHandler, onSend, onResponse };
-}
-
-type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
-
-/** Runs the handler inside its request's transaction, when it has one. */
-export function withRequestTransaction(handler: RouteHandler): RouteHandler {
-  return (request, reply) => {
-    const transaction = request.idempotency?.transaction;
-    return transaction ? runInTransaction(transaction.tx, () => handler(request, reply)) : handler(request, reply);
-  };
+  return { preHandler, onSend };
 }

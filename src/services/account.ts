@@ -6,7 +6,6 @@
 import type { Context } from '../context.ts';
 import * as account from '../../db/repositories/account.ts';
 import { revokeApiKey } from '../../db/repositories/api-keys.ts';
-import { runInTransaction } from '../../db/request-transaction.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { cancel as cancelContract } from './contracts.ts';
 import { cancelNegotiation } from './negotiations.ts';
@@ -42,38 +41,37 @@ function blockedBy(contracts: { id: string; status: string; unsettled: boolean }
 export async function deleteAccount(ctx: Context, callerId: string, input: { confirm: string }): Promise<DeletionSummary> {
   if (input.confirm !== DELETION_CONFIRMATION) throw validationFailed('body.confirm', `must be exactly "${DELETION_CONFIRMATION}"`);
   let revokedKeys: string[] = [];
-  const summary = await ctx.db.transaction((tx) =>
-    // The services below open their own transactions: inside this one they become savepoints, so
-    // the deletion happens whole or not at all.
-    runInTransaction(tx, async () => {
-      if (!(await account.lockUser(tx, callerId))) throw gone();
-      const blocking = await account.unsettledContracts(tx, callerId);
-      if (blocking.length) throw blockedBy(blocking);
+  const summary = await ctx.db.transaction(async (tx) => {
+    // The services below are handed this transaction, where their own transactions become
+    // savepoints, so the deletion happens whole or not at all.
+    const inTx = { ...ctx, db: tx };
+    if (!(await account.lockUser(tx, callerId))) throw gone();
+    const blocking = await account.unsettledContracts(tx, callerId);
+    if (blocking.length) throw blockedBy(blocking);
 
-      const contracts = await account.pendingContractIds(tx, callerId);
-      for (const id of contracts) await cancelContract(ctx, callerId, id);
-      const negotiations = await account.openNegotiationIds(tx, callerId);
-      for (const id of negotiations) await cancelNegotiation(ctx, callerId, id);
-      const applications = await account.pendingApplicationIds(tx, callerId);
-      for (const id of applications) await changeStatus(ctx, callerId, id, 'withdraw');
-      const gigs = await account.openGigIds(tx, callerId);
-      for (const id of gigs) await updateGig(ctx, callerId, id, {}, 'closed');
-      await deleteResume(ctx, callerId);
+    const contracts = await account.pendingContractIds(tx, callerId);
+    for (const id of contracts) await cancelContract(inTx, callerId, id);
+    const negotiations = await account.openNegotiationIds(tx, callerId);
+    for (const id of negotiations) await cancelNegotiation(inTx, callerId, id);
+    const applications = await account.pendingApplicationIds(tx, callerId);
+    for (const id of applications) await changeStatus(inTx, callerId, id, 'withdraw');
+    const gigs = await account.openGigIds(tx, callerId);
+    for (const id of gigs) await updateGig(inTx, callerId, id, {}, 'closed');
+    await deleteResume(inTx, callerId);
 
-      revokedKeys = await account.activeKeyIds(tx, callerId);
-      for (const id of revokedKeys) await revokeApiKey(tx, callerId, id);
-      await account.revokeAllSessions(tx, callerId);
-      await account.deletePrivateRows(tx, callerId);
-      await account.anonymize(tx, callerId, DELETED_USER_NAME);
-      return {
-        gigs_closed: gigs.length,
-        applications_withdrawn: applications.length,
-        negotiations_cancelled: negotiations.length,
-        contracts_cancelled: contracts.length,
-        api_keys_revoked: revokedKeys.length,
-      };
-    }),
-  );
+    revokedKeys = await account.activeKeyIds(tx, callerId);
+    for (const id of revokedKeys) await revokeApiKey(tx, callerId, id);
+    await account.revokeAllSessions(tx, callerId);
+    await account.deletePrivateRows(tx, callerId);
+    await account.anonymize(tx, callerId, DELETED_USER_NAME);
+    return {
+      gigs_closed: gigs.length,
+      applications_withdrawn: applications.length,
+      negotiations_cancelled: negotiations.length,
+      contracts_cancelled: contracts.length,
+      api_keys_revoked: revokedKeys.length,
+    };
+  });
   // Other processes hear of the revocations when the transaction commits; this one forgets now.
   for (const id of revokedKeys) ctx.apiKeys.forget(id);
   return summary;

@@ -19,6 +19,8 @@ export interface TestServer {
   config: Config;
   /** The database the server uses, for asserting state after a request. */
   db: Runtime['database']['db'];
+  /** The server Postgres database's URL when the tests run on one; undefined on PGlite. */
+  databaseUrl: string | undefined;
   /** A client with no credentials. */
   anonymous: ApiClient;
   /** A client that sends this API key (as a Bearer token, or as x-api-key). */
@@ -105,6 +107,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     runtime,
     config,
     db: database.db,
+    databaseUrl: serverDb?.url,
     anonymous: make({}),
     client,
     async user(name = 'Test User') {
