@@ -1,6 +1,5 @@
 // Applications: a worker applies, the client shortlists (also directly: an invitation) or
 // rejects, the worker withdraws. The rules live in src/services/applications.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
@@ -27,45 +26,47 @@ type ApplicationHandlers = Handlers<
   | 'withdrawApplication'
 >;
 
-export function applicationHandlers(ctx: Context): ApplicationHandlers {
+export function applicationHandlers(): ApplicationHandlers {
   return {
-    async applyToGig(request, reply) {
+    async applyToGig(request, reply, { ctx }) {
       const body = request.body ?? {};
       const created = await applications.apply(ctx, principalOf(request).userId, request.params.id, {
         message: body.message,
         proposedRateCents: body.proposed_rate_cents,
       });
-      return reply.code(201).send(present(created));
+      reply.code(201);
+      return present(created);
     },
 
-    async listGigApplications(request) {
+    async listGigApplications(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       const q = pageOf(request.query);
       const rows = await applications.listForGig(ctx, userId, request.params.id, q);
       return page(rows, q.limit, (r) => presentApplication(r, userId));
     },
 
-    async shortlistWorker(request, reply) {
+    async shortlistWorker(request, reply, { ctx }) {
       const result = await applications.shortlistWorker(ctx, principalOf(request).userId, request.params.id, request.body.worker_user_id);
-      return reply.code(result.created ? 201 : 200).send(present(result));
+      reply.code(result.created ? 201 : 200);
+      return present(result);
     },
 
-    async listMyApplications(request) {
+    async listMyApplications(request, _reply, { ctx }) {
       const q = pageOf(request.query);
       const rows = await applications.listMine(ctx, principalOf(request).userId, q);
       return page(rows, q.limit, (r) => presentApplication(r, r.clientUserId));
     },
 
-    async getApplication(request) {
+    async getApplication(request, _reply, { ctx }) {
       const a = await applications.getApplication(ctx, principalOf(request).userId, request.params.id);
       return presentApplication(a, a.clientUserId);
     },
 
-    shortlistApplication: async (request) =>
+    shortlistApplication: async (request, _reply, { ctx }) =>
       present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'shortlist')),
-    rejectApplication: async (request) =>
+    rejectApplication: async (request, _reply, { ctx }) =>
       present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'reject')),
-    withdrawApplication: async (request) =>
+    withdrawApplication: async (request, _reply, { ctx }) =>
       present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'withdraw')),
   };
 }

@@ -1,6 +1,5 @@
 // Contracts and their milestones: read, approve, revise, cancel, onboarding link, fund, release.
 // The rules live in src/services/contracts.ts and milestones.ts; these shape requests and responses.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
@@ -8,9 +7,7 @@ import * as contracts from '../src/services/contracts.ts';
 import * as milestones from '../src/services/milestones.ts';
 import { presentMilestone } from '../src/presenters/contracts.ts';
 
-export function contractHandlers(
-  ctx: Context,
-): Handlers<
+export function contractHandlers(): Handlers<
   | 'listContracts'
   | 'getContract'
   | 'approveContract'
@@ -21,7 +18,7 @@ export function contractHandlers(
   | 'releaseMilestone'
 > {
   return {
-    async listContracts(request) {
+    async listContracts(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const { rows, present } = await contracts.listContracts(ctx, principalOf(request).userId, {
         status: request.query.status,
@@ -31,11 +28,11 @@ export function contractHandlers(
       return page(rows, limit, present);
     },
 
-    async getContract(request) {
+    async getContract(request, _reply, { ctx }) {
       return contracts.contractView(ctx, await contracts.getContract(ctx, principalOf(request).userId, request.params.id));
     },
 
-    async approveContract(request) {
+    async approveContract(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       const { contract, connectUrl } = await contracts.approve(ctx, userId, request.params.id, {
         revisionCount: request.body?.revision_count,
@@ -43,22 +40,22 @@ export function contractHandlers(
       return { contract: await contracts.contractView(ctx, contract), connect_url: connectUrl };
     },
 
-    async reviseContract(request) {
+    async reviseContract(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       return contracts.contractView(ctx, await contracts.revise(ctx, userId, request.params.id, request.body.notes.trim()));
     },
 
-    async cancelContract(request) {
+    async cancelContract(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       return contracts.contractView(ctx, await contracts.cancel(ctx, userId, request.params.id));
     },
 
-    async getConnectLink(request) {
+    async getConnectLink(request, _reply, { ctx }) {
       const { url } = await contracts.connectLink(ctx, principalOf(request).userId, request.params.id);
       return { connect_url: url, provider: ctx.payments.name };
     },
 
-    async fundMilestone(request) {
+    async fundMilestone(request, _reply, { ctx }) {
       const result = await milestones.fund(ctx, principalOf(request).userId, request.params.id, request.params.milestoneId);
       const sandbox = ctx.payments.name === 'sandbox' ? ctx.payments : undefined;
       return {
@@ -70,7 +67,7 @@ export function contractHandlers(
       };
     },
 
-    async releaseMilestone(request) {
+    async releaseMilestone(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       const { milestone, contract } = await milestones.release(ctx, userId, request.params.id, request.params.milestoneId);
       return { milestone: presentMilestone(milestone), contract: await contracts.contractView(ctx, contract) };

@@ -1,7 +1,6 @@
 // Discovery: ranked search over native and external gigs, recommendations, and feedback that
 // changes the caller's later results. The ranking lives in src/search, the rest in
 // src/services/discovery.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT } from '../src/http/pagination.ts';
@@ -10,9 +9,9 @@ import { searchGigs } from '../src/search/service.ts';
 import { recommendGigs } from '../src/search/recommendations.ts';
 import { recommendWorkersForGig, sendFeedback } from '../src/services/discovery.ts';
 
-export function discoveryHandlers(ctx: Context): Handlers<'searchGigs' | 'recommendGigs' | 'recommendWorkers' | 'sendDiscoveryFeedback'> {
+export function discoveryHandlers(): Handlers<'searchGigs' | 'recommendGigs' | 'recommendWorkers' | 'sendDiscoveryFeedback'> {
   return {
-    async searchGigs(request) {
+    async searchGigs(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       const q = request.query;
       const result = await searchGigs(ctx, userId, {
@@ -28,17 +27,17 @@ export function discoveryHandlers(ctx: Context): Handlers<'searchGigs' | 'recomm
       return { data: result.data, next_cursor: result.next_cursor, semantic: result.semantic, notices: result.notices };
     },
 
-    async recommendGigs(request) {
+    async recommendGigs(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       return recommendGigs(ctx.db, userId, { limit: request.query.limit ?? DEFAULT_LIMIT, cursor: request.query.cursor });
     },
 
-    async recommendWorkers(request) {
+    async recommendWorkers(request, _reply, { ctx }) {
       const q = request.query;
       return recommendWorkersForGig(ctx, principalOf(request).userId, q.gig_id, { limit: q.limit ?? DEFAULT_LIMIT, cursor: q.cursor });
     },
 
-    async sendDiscoveryFeedback(request) {
+    async sendDiscoveryFeedback(request, _reply, { ctx }) {
       const { gig_id: gigId, signal, context } = request.body;
       return sendFeedback(ctx, principalOf(request).userId, { gigId, signal, context: context ?? null });
     },

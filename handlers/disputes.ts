@@ -1,7 +1,6 @@
 // Disputes: open, read, respond, evidence (text and files), withdraw, the advisory recommendation,
 // accept an outcome. The rules live in src/services/disputes.ts, dispute-recommendation.ts and
 // dispute-resolution.ts; files arrive read by src/http/uploads.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { sendInertFile, uploadOf } from '../src/http/uploads.ts';
@@ -22,9 +21,9 @@ type Operations =
   | 'acceptDisputeOutcome'
   | 'requestDisputeRecommendation';
 
-export function disputeHandlers(ctx: Context): Handlers<Operations> {
+export function disputeHandlers(): Handlers<Operations> {
   return {
-    async listDisputes(request) {
+    async listDisputes(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const { rows, present } = await disputes.listDisputes(ctx, principalOf(request).userId, {
         status: request.query.status,
@@ -35,42 +34,47 @@ export function disputeHandlers(ctx: Context): Handlers<Operations> {
       return page(rows, limit, present);
     },
 
-    async createDispute(request, reply) {
+    async createDispute(request, reply, { ctx }) {
       const { reason, description, milestone_ids } = request.body;
       const view = await disputes.openDispute(ctx, principalOf(request).userId, request.params.id, {
         reason,
         description,
         milestoneIds: milestone_ids,
       });
-      return reply.code(201).send(view);
+      reply.code(201);
+      return view;
     },
 
-    getDispute: (request) => disputes.getDispute(ctx, principalOf(request).userId, request.params.id, request.query.evidence === 1),
+    getDispute: (request, _reply, { ctx }) =>
+      disputes.getDispute(ctx, principalOf(request).userId, request.params.id, request.query.evidence === 1),
 
-    respondToDispute: (request) => disputes.respond(ctx, principalOf(request).userId, request.params.id, request.body.text),
+    respondToDispute: (request, _reply, { ctx }) =>
+      disputes.respond(ctx, principalOf(request).userId, request.params.id, request.body.text),
 
-    async addDisputeEvidence(request, reply) {
+    async addDisputeEvidence(request, reply, { ctx }) {
       const view = await disputes.addTextEvidence(ctx, principalOf(request).userId, request.params.id, request.body.text);
-      return reply.code(201).send(view);
+      reply.code(201);
+      return view;
     },
 
-    async uploadDisputeEvidence(request, reply) {
+    async uploadDisputeEvidence(request, reply, { ctx }) {
       const file = uploadOf(request, 'file');
       const view = await disputes.addFileEvidence(ctx, principalOf(request).userId, request.params.id, file.bytes);
-      return reply.code(201).send(view);
+      reply.code(201);
+      return view;
     },
 
-    async getDisputeEvidenceFile(request, reply) {
+    async getDisputeEvidenceFile(request, reply, { ctx }) {
       const { userId } = principalOf(request);
       const file = await disputes.readEvidenceFile(ctx, userId, request.params.id, request.params.evidenceId);
       return sendInertFile(reply, file);
     },
 
-    withdrawDispute: (request) => disputes.withdraw(ctx, principalOf(request).userId, request.params.id),
+    withdrawDispute: (request, _reply, { ctx }) => disputes.withdraw(ctx, principalOf(request).userId, request.params.id),
 
-    requestDisputeRecommendation: (request) => recommend(ctx, principalOf(request).userId, request.params.id),
+    requestDisputeRecommendation: (request, _reply, { ctx }) => recommend(ctx, principalOf(request).userId, request.params.id),
 
-    acceptDisputeOutcome: (request) => {
+    acceptDisputeOutcome: (request, _reply, { ctx }) => {
       const body = request.body;
       return resolution.accept(ctx, principalOf(request).userId, request.params.id, {
         outcome: body.outcome,

@@ -1,5 +1,4 @@
 // The event feed. The rules live in src/services/event-feed.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT, decodePosition, page } from '../src/http/pagination.ts';
@@ -23,9 +22,9 @@ function typesOf(value: string | undefined): EventType[] | undefined {
   return types as EventType[];
 }
 
-export function eventHandlers(ctx: Context): Handlers<'listEvents'> {
+export function eventHandlers(): Handlers<'listEvents'> {
   return {
-    async listEvents(request) {
+    async listEvents(request, _reply, { ctx }) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
       if (q.after !== undefined && q.cursor !== undefined) throw validationFailed('query.cursor', 'give either after or cursor, not both');

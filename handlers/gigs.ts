@@ -1,6 +1,5 @@
 // Gigs: publish, read, list, update (fields and lifecycle), delete. The rules live in
 // src/services/gigs.ts; these map the API's fields to the service's and back.
-import type { Context } from '../src/context.ts';
 import type { Handlers, RequestOf } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
@@ -24,9 +23,9 @@ function fieldsOf(body: RequestOf<'updateGig'>['body']): GigFields {
   return fields;
 }
 
-export function gigHandlers(ctx: Context): Handlers<'createGig' | 'getGig' | 'listGigs' | 'updateGig' | 'deleteGig'> {
+export function gigHandlers(): Handlers<'createGig' | 'getGig' | 'listGigs' | 'updateGig' | 'deleteGig'> {
   return {
-    async createGig(request, reply) {
+    async createGig(request, reply, { ctx }) {
       const b = request.body;
       const gig = await gigs.createGig(ctx, principalOf(request).userId, {
         title: b.title,
@@ -40,14 +39,15 @@ export function gigHandlers(ctx: Context): Handlers<'createGig' | 'getGig' | 'li
         tags: b.tags,
         status: b.status,
       });
-      return reply.code(201).send(presentGig(gig));
+      reply.code(201);
+      return presentGig(gig);
     },
 
-    async getGig(request) {
+    async getGig(request, _reply, { ctx }) {
       return presentGig(await gigs.getGig(ctx, principalOf(request).userId, request.params.id));
     },
 
-    async listGigs(request) {
+    async listGigs(request, _reply, { ctx }) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
       const rows = await gigs.listGigs(ctx, principalOf(request).userId, {
@@ -59,12 +59,12 @@ export function gigHandlers(ctx: Context): Handlers<'createGig' | 'getGig' | 'li
       return page(rows, limit, presentGig);
     },
 
-    async updateGig(request) {
+    async updateGig(request, _reply, { ctx }) {
       const gig = await gigs.updateGig(ctx, principalOf(request).userId, request.params.id, fieldsOf(request.body), request.body.status);
       return presentGig(gig);
     },
 
-    async deleteGig(request, reply) {
+    async deleteGig(request, reply, { ctx }) {
       await gigs.deleteGig(ctx, principalOf(request).userId, request.params.id);
       return reply.code(204).send();
     },

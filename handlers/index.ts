@@ -1,5 +1,4 @@
 // Every operation's handler, keyed by operationId. buildApp checks this against the spec at start.
-import type { Context } from '../src/context.ts';
 import { healthHandlers } from './health.ts';
 import { keyHandlers } from './keys.ts';
 import { profileHandlers } from './profiles.ts';
@@ -18,24 +17,25 @@ import { reviewHandlers } from './reviews.ts';
 import { creditHandlers } from './credits.ts';
 import { disputeHandlers } from './disputes.ts';
 
-export function allHandlers(ctx: Context) {
+/** Handlers close over nothing: each gets the context with its request's operation (src/http/operation.ts). */
+export function allHandlers() {
   return {
-    ...healthHandlers(ctx),
-    ...keyHandlers(ctx),
-    ...profileHandlers(ctx),
-    ...resumeHandlers(ctx),
-    ...gigHandlers(ctx),
-    ...applicationHandlers(ctx),
-    ...negotiationHandlers(ctx),
-    ...contractHandlers(ctx),
-    ...discoveryHandlers(ctx),
-    ...eventHandlers(ctx),
-    ...notificationHandlers(ctx),
-    ...webhookHandlers(ctx),
-    ...vouchHandlers(ctx),
-    ...accountHandlers(ctx),
-    ...reviewHandlers(ctx),
-    ...creditHandlers(ctx),
-    ...disputeHandlers(ctx),
+    ...healthHandlers(),
+    ...keyHandlers(),
+    ...profileHandlers(),
+    ...resumeHandlers(),
+    ...gigHandlers(),
+    ...applicationHandlers(),
+    ...negotiationHandlers(),
+    ...contractHandlers(),
+    ...discoveryHandlers(),
+    ...eventHandlers(),
+    ...notificationHandlers(),
+    ...webhookHandlers(),
+    ...vouchHandlers(),
+    ...accountHandlers(),
+    ...reviewHandlers(),
+    ...creditHandlers(),
+    ...disputeHandlers(),
   };
 }

@@ -1,6 +1,5 @@
 // API keys: verify (by the key itself), list, create, revoke, rotate. The rules live in
 // src/services/api-keys.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { issueApiKey, listUserApiKeys, revokeUserApiKey, rotateUserApiKey } from '../src/services/api-keys.ts';
@@ -10,7 +9,7 @@ import { DEFAULT_LIMIT, decodeCursor, page } from '../src/http/pagination.ts';
 
 type KeyOperations = 'verifyApiKey' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'rotateApiKey';
 
-export function keyHandlers(ctx: Context): Handlers<KeyOperations> {
+export function keyHandlers(): Handlers<KeyOperations> {
   return {
     async verifyApiKey(request) {
       const principal = principalOf(request);
@@ -18,25 +17,32 @@ export function keyHandlers(ctx: Context): Handlers<KeyOperations> {
       return { user_id: principal.userId, hosted_agent_id: principal.hostedAgentId, api_key_id: principal.apiKeyId };
     },
 
-    async listApiKeys(request) {
+    async listApiKeys(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const rows = await listUserApiKeys(ctx, principalOf(request).userId, { limit, beforeId: decodeCursor(request.query.cursor) });
       return page(rows, limit, presentApiKey);
     },
 
-    async createApiKey(request, reply) {
+    async createApiKey(request, reply, { ctx }) {
       const { name, hosted_agent_id } = request.body;
       const key = await issueApiKey(ctx, principalOf(request).userId, { name, hostedAgentId: hosted_agent_id ?? null });
-      return reply.code(201).send({ ...presentApiKey(key.row), key: key.secret });
+      reply.code(201);
+      return newKeyView(key);
     },
 
-    async revokeApiKey(request) {
+    async revokeApiKey(request, _reply, { ctx }) {
       return presentApiKey(await revokeUserApiKey(ctx, principalOf(request).userId, request.params.id));
     },
 
-    async rotateApiKey(request, reply) {
+    async rotateApiKey(request, reply, { ctx }) {
       const key = await rotateUserApiKey(ctx, principalOf(request).userId, request.params.id);
-      return reply.code(201).send({ ...presentApiKey(key.row), key: key.secret });
+      reply.code(201);
+      return newKeyView(key);
     },
   };
+}
+
+/** A key just made: shown with its secret, this once; never used, revoked or replaced yet. */
+function newKeyView(key: { row: Parameters<typeof presentApiKey>[0]; secret: string }) {
+  return { ...presentApiKey(key.row), last_used_at: null, revoked_at: null, replaced_by_id: null, key: key.secret };
 }

@@ -1,6 +1,5 @@
 // Negotiations: start (with or without a first round), rounds, agree, cancel, contact share.
 // The rules live in src/services/negotiations.ts; these shape requests and responses.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
@@ -23,9 +22,7 @@ function termsOf(body: TermsBody): negotiations.ProposedTerms {
   };
 }
 
-export function negotiationHandlers(
-  ctx: Context,
-): Handlers<
+export function negotiationHandlers(): Handlers<
   | 'listNegotiations'
   | 'createNegotiation'
   | 'negotiate'
@@ -36,7 +33,7 @@ export function negotiationHandlers(
   | 'shareContact'
 > {
   return {
-    async listNegotiations(request) {
+    async listNegotiations(request, _reply, { ctx }) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
       const { rows, present } = await negotiations.listNegotiations(ctx, principalOf(request).userId, {
@@ -48,7 +45,7 @@ export function negotiationHandlers(
       return page(rows, limit, present);
     },
 
-    async createNegotiation(request) {
+    async createNegotiation(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       const negotiation = await negotiations.startNegotiation(ctx, userId, {
         gigId: request.body.gig_id,
@@ -57,7 +54,7 @@ export function negotiationHandlers(
       return negotiations.negotiationView(ctx, userId, negotiation);
     },
 
-    async negotiate(request) {
+    async negotiate(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       const { gig_id, worker_user_id, ...terms } = request.body;
       const negotiation = await negotiations.startNegotiation(ctx, userId, {
@@ -68,29 +65,30 @@ export function negotiationHandlers(
       return negotiations.negotiationView(ctx, userId, negotiation);
     },
 
-    async getNegotiation(request) {
+    async getNegotiation(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       return negotiations.negotiationView(ctx, userId, await negotiations.getNegotiation(ctx, userId, request.params.id));
     },
 
-    async proposeRound(request, reply) {
+    async proposeRound(request, reply, { ctx }) {
       const { userId } = principalOf(request);
       const { negotiation } = await negotiations.proposeRound(ctx, userId, request.params.id, termsOf(request.body));
-      return reply.code(201).send(await negotiations.negotiationView(ctx, userId, negotiation));
+      reply.code(201);
+      return await negotiations.negotiationView(ctx, userId, negotiation);
     },
 
-    async agreeNegotiation(request) {
+    async agreeNegotiation(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       const { negotiation, contract } = await negotiations.agree(ctx, userId, request.params.id);
       return { negotiation: await negotiations.negotiationView(ctx, userId, negotiation), contract: await contractView(ctx, contract) };
     },
 
-    async cancelNegotiation(request) {
+    async cancelNegotiation(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       return negotiations.negotiationView(ctx, userId, await negotiations.cancelNegotiation(ctx, userId, request.params.id));
     },
 
-    async shareContact(request) {
+    async shareContact(request, _reply, { ctx }) {
       const { userId } = principalOf(request);
       return negotiations.negotiationView(ctx, userId, await negotiations.shareContact(ctx, userId, request.params.id));
     },

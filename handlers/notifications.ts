@@ -1,13 +1,10 @@
 // The built-in notification channels and the inbox. The rules live in src/services/notifications.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT, decodeCursor, page } from '../src/http/pagination.ts';
 import * as notifications from '../src/services/notifications.ts';
 
-export function notificationHandlers(
-  ctx: Context,
-): Handlers<
+export function notificationHandlers(): Handlers<
   | 'listNotificationChannels'
   | 'updateNotificationChannel'
   | 'listInboxMessages'
@@ -16,12 +13,12 @@ export function notificationHandlers(
   | 'markAllInboxMessagesRead'
 > {
   return {
-    listNotificationChannels: (request) => notifications.listChannels(ctx, principalOf(request).userId),
+    listNotificationChannels: (request, _reply, { ctx }) => notifications.listChannels(ctx, principalOf(request).userId),
 
-    updateNotificationChannel: (request) =>
+    updateNotificationChannel: (request, _reply, { ctx }) =>
       notifications.updateChannel(ctx, principalOf(request).userId, request.params.channel, request.body.event_types),
 
-    async listInboxMessages(request) {
+    async listInboxMessages(request, _reply, { ctx }) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
       const rows = await notifications.listMessages(ctx, principalOf(request).userId, {
@@ -32,10 +29,10 @@ export function notificationHandlers(
       return page(rows, limit, notifications.presentMessage);
     },
 
-    getInboxUnreadCount: (request) => notifications.unreadCount(ctx, principalOf(request).userId),
+    getInboxUnreadCount: (request, _reply, { ctx }) => notifications.unreadCount(ctx, principalOf(request).userId),
 
-    markInboxMessageRead: (request) => notifications.markRead(ctx, principalOf(request).userId, request.params.id),
+    markInboxMessageRead: (request, _reply, { ctx }) => notifications.markRead(ctx, principalOf(request).userId, request.params.id),
 
-    markAllInboxMessagesRead: (request) => notifications.markAllRead(ctx, principalOf(request).userId),
+    markAllInboxMessagesRead: (request, _reply, { ctx }) => notifications.markAllRead(ctx, principalOf(request).userId),
   };
 }

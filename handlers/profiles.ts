@@ -1,14 +1,13 @@
 // Profiles: the caller's own, and anyone's public one. The rules live in src/services/profiles.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import * as profiles from '../src/services/profiles.ts';
 
-export function profileHandlers(ctx: Context): Handlers<'getMyProfile' | 'updateMyProfile' | 'getProfile'> {
+export function profileHandlers(): Handlers<'getMyProfile' | 'updateMyProfile' | 'getProfile'> {
   return {
-    getMyProfile: (request) => profiles.getMyProfile(ctx, principalOf(request).userId),
+    getMyProfile: (request, _reply, { ctx }) => profiles.getMyProfile(ctx, principalOf(request).userId),
 
-    async updateMyProfile(request) {
+    async updateMyProfile(request, _reply, { ctx }) {
       const body = request.body;
       const patch: profiles.ProfilePatch = {};
       if (body.display_name !== undefined) patch.displayName = body.display_name;
@@ -20,6 +19,6 @@ export function profileHandlers(ctx: Context): Handlers<'getMyProfile' | 'update
       return profiles.updateMyProfile(ctx, principalOf(request).userId, patch);
     },
 
-    getProfile: (request) => profiles.getPublicProfile(ctx, request.params.userId),
+    getProfile: (request, _reply, { ctx }) => profiles.getPublicProfile(ctx, request.params.userId),
   };
 }

@@ -1,7 +1,6 @@
 // Webhook endpoints: register, list, change, delete, rotate the secret, test, the attempts,
 // redeliver and replay. API keys and browser sessions may both manage them. The rules live in
 // src/services/webhooks.ts.
-import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
 import { principalOf } from '../src/auth/authenticate.ts';
 import * as webhooks from '../src/services/webhooks.ts';
@@ -20,9 +19,9 @@ type WebhookOperations =
   | 'redeliverWebhook'
   | 'replayWebhookDeliveries';
 
-export function webhookHandlers(ctx: Context): Handlers<WebhookOperations> {
+export function webhookHandlers(): Handlers<WebhookOperations> {
   return {
-    async listWebhookEndpoints(request) {
+    async listWebhookEndpoints(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const rows = await webhooks.listWebhookEndpoints(ctx, principalOf(request).userId, {
         limit,
@@ -31,17 +30,18 @@ export function webhookHandlers(ctx: Context): Handlers<WebhookOperations> {
       return page(rows, limit, presentWebhookEndpoint);
     },
 
-    async createWebhookEndpoint(request, reply) {
+    async createWebhookEndpoint(request, reply, { ctx }) {
       const { url, description, event_types } = request.body;
       const row = await webhooks.createWebhookEndpoint(ctx, principalOf(request).userId, { url, description, eventTypes: event_types });
-      return reply.code(201).send(presentWebhookEndpointWithSecret(row));
+      reply.code(201);
+      return presentWebhookEndpointWithSecret(row);
     },
 
-    async getWebhookEndpoint(request) {
+    async getWebhookEndpoint(request, _reply, { ctx }) {
       return presentWebhookEndpoint(await webhooks.getWebhookEndpoint(ctx, principalOf(request).userId, request.params.id));
     },
 
-    async updateWebhookEndpoint(request) {
+    async updateWebhookEndpoint(request, _reply, { ctx }) {
       const { url, description, event_types, enabled } = request.body;
       const row = await webhooks.updateWebhookEndpoint(ctx, principalOf(request).userId, request.params.id, {
         url,
@@ -52,20 +52,20 @@ export function webhookHandlers(ctx: Context): Handlers<WebhookOperations> {
       return presentWebhookEndpoint(row);
     },
 
-    async deleteWebhookEndpoint(request, reply) {
+    async deleteWebhookEndpoint(request, reply, { ctx }) {
       await webhooks.deleteWebhookEndpoint(ctx, principalOf(request).userId, request.params.id);
       return reply.code(204).send();
     },
 
-    async rotateWebhookSecret(request) {
+    async rotateWebhookSecret(request, _reply, { ctx }) {
       return presentWebhookEndpointWithSecret(await webhooks.rotateWebhookSecret(ctx, principalOf(request).userId, request.params.id));
     },
 
-    async testWebhookEndpoint(request) {
+    async testWebhookEndpoint(request, _reply, { ctx }) {
       return presentWebhookDelivery(await webhooks.sendTestDelivery(ctx, principalOf(request).userId, request.params.id));
     },
 
-    async listWebhookDeliveries(request) {
+    async listWebhookDeliveries(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const rows = await webhooks.listWebhookDeliveries(ctx, principalOf(request).userId, request.params.id, {
         limit,
@@ -74,15 +74,17 @@ export function webhookHandlers(ctx: Context): Handlers<WebhookOperations> {
       return page(rows, limit, presentWebhookDelivery);
     },
 
-    async redeliverWebhook(request, reply) {
+    async redeliverWebhook(request, reply, { ctx }) {
       const queued = await webhooks.redeliver(ctx, principalOf(request).userId, request.params.id, request.params.deliveryId);
-      return reply.code(202).send(queued);
+      reply.code(202);
+      return queued;
     },
 
-    async replayWebhookDeliveries(request, reply) {
+    async replayWebhookDeliveries(request, reply, { ctx }) {
       const since = new Date(request.body.since);
       const queued = await webhooks.replayFailed(ctx, principalOf(request).userId, request.params.id, since);
-      return reply.code(202).send(queued);
+      reply.code(202);
+      return queued;
     },
   };
 }

@@ -102,7 +102,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   const spec = loadSpec();
   const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
-  const handlers = allHandlers(ctx) as Record<string, (...args: never[]) => unknown>;
+  const handlers = allHandlers() as Record<string, (...args: never[]) => unknown>;
   const missing = [...operations.keys()].filter((id) => !handlers[id]);
   const extra = Object.keys(handlers).filter((id) => !operations.has(id));
   if (missing.length || extra.length) {
@@ -134,7 +134,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         method: method as RouteOptions['method'],
         url,
         schema,
-        handler: operationHandler(ctx, withActingCredential(handlers[operationId] as Handler), op.operation['x-fastify-config']?.outsideCalls === true),
+        handler: operationHandler(
+          ctx,
+          withActingCredential(handlers[operationId] as Handler),
+          op.operation['x-fastify-config']?.outsideCalls === true,
+        ),
         config: {
           ...(op.operation['x-fastify-config'] ?? {}),
           operationId,

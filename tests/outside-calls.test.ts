@@ -111,7 +111,13 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
     });
     const id = opened.data!.id;
     await worker.api.POST('/api/disputes/{id}/response', { params: { path: { id } }, body: { text: 'It passes the agreed checks.' } });
-    const advice = { outcome: 'split', worker_share_percent: 60, reasoning: 'Half the files fail.', cited_evidence_ids: [], confidence: 0.6 };
+    const advice = {
+      outcome: 'split',
+      worker_share_percent: 60,
+      reasoning: 'Half the files fail.',
+      cited_evidence_ids: [],
+      confidence: 0.6,
+    };
     chat.answerNext({ content: advice, delayMs: HOLD_MS });
     const before = chat.requests.length;
     const [answer] = await othersAnswerWhileHeld(

@@ -40,10 +40,7 @@ const byKey = (userId: string, key: string) => and(eq(idempotencyKeys.userId, us
  * been heard of for `lockSeconds` is taken over: its holder died (or outlived the time-out), and
  * the fence in `fenceKey` keeps it from committing anything after that.
  */
-export async function claimKey(
-  db: Db,
-  input: KeyClaim & { requestHash: string; lockSeconds: number },
-): Promise<ClaimOutcome> {
+export async function claimKey(db: Db, input: KeyClaim & { requestHash: string; lockSeconds: number }): Promise<ClaimOutcome> {
   const { userId, key, token, requestHash, lockSeconds } = input;
   const fresh = { requestHash, state: 'in_flight', lockedBy: token, lockedAt: sql`now()`, createdAt: sql`now()` } as const;
   const inserted = await db

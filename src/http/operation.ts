@@ -10,6 +10,7 @@ import type { Context } from '../context.ts';
 import { completeKey, fenceKey, recordPhase } from '../../db/repositories/idempotency.ts';
 import { conflict } from '../errors.ts';
 import { recordedBody } from './idempotency.ts';
+import { callNow, type Outside } from '../outside.ts';
 
 export interface Operation {
   /** The context; inside the final phase of a request with an Idempotency-Key, `db` is its transaction. */
@@ -19,7 +20,7 @@ export interface Operation {
    * transaction open. With a key, its result is recorded under `phase`, and a retry of the same
    * request after a crash gets the recorded result instead of calling again. Results must be JSON.
    */
-  outside<T>(phase: string, call: () => Promise<T>): Promise<T>;
+  outside: Outside;
   /** The operation's last transaction; returns the response body. With a key, the response commits with it. */
   final<T>(write: (ctx: Context) => Promise<T>): Promise<T>;
 }
@@ -28,7 +29,7 @@ const lostKey = () => conflict('a request with this Idempotency-Key is still in 
 
 export function operationOf(ctx: Context, request: FastifyRequest, reply: FastifyReply): Operation {
   const held = request.idempotency;
-  if (!held) return { ctx, outside: (_phase, call) => call(), final: (write) => write(ctx) };
+  if (!held) return { ctx, outside: callNow, final: (write) => write(ctx) };
   return {
     ctx,
     async outside(phase, call) {
