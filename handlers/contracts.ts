@@ -55,16 +55,20 @@ export function contractHandlers(): Handlers<
       return { connect_url: url, provider: ctx.payments.name };
     },
 
-    async fundMilestone(request, _reply, { ctx }) {
-      const result = await milestones.fund(ctx, principalOf(request).userId, request.params.id, request.params.milestoneId);
-      const sandbox = ctx.payments.name === 'sandbox' ? ctx.payments : undefined;
-      return {
-        milestone: presentMilestone(result.milestone),
-        client_secret: result.clientSecret,
-        payment_id: result.paymentId,
-        provider: ctx.payments.name,
-        payment_page_url: sandbox && result.paymentId ? sandbox.paymentPageUrl(result.paymentId) : null,
-      };
+    async fundMilestone(request, _reply, op) {
+      const callerId = principalOf(request).userId;
+      const plan = await milestones.planFunding(op.ctx, callerId, request.params.id, request.params.milestoneId, op.outside);
+      return op.final(async (ctx) => {
+        const result = await milestones.fund(ctx, callerId, plan);
+        const sandbox = ctx.payments.name === 'sandbox' ? ctx.payments : undefined;
+        return {
+          milestone: presentMilestone(result.milestone),
+          client_secret: result.clientSecret,
+          payment_id: result.paymentId,
+          provider: ctx.payments.name,
+          payment_page_url: sandbox && result.paymentId ? sandbox.paymentPageUrl(result.paymentId) : null,
+        };
+      });
     },
 
     async releaseMilestone(request, _reply, { ctx }) {

@@ -11,6 +11,7 @@ import { completeKey, fenceKey, recordPhase } from '../../db/repositories/idempo
 import { conflict } from '../errors.ts';
 import { recordedBody } from './idempotency.ts';
 import { callNow, type Outside } from '../outside.ts';
+import { crashPoint } from '../crash-points.ts';
 
 export interface Operation {
   /** The context; inside the final phase of a request with an Idempotency-Key, `db` is its transaction. */
@@ -35,11 +36,13 @@ export function operationOf(ctx: Context, request: FastifyRequest, reply: Fastif
     async outside(phase, call) {
       if (phase in held.phases) return held.phases[phase] as Awaited<ReturnType<typeof call>>;
       const result = await call();
+      crashPoint('after-outside-call');
       if (!(await recordPhase(ctx.db, held.claim, phase, result))) throw lostKey();
       held.phases[phase] = result;
       return result;
     },
     async final(write) {
+      crashPoint('before-final-transaction');
       const body = await ctx.db.transaction(async (tx) => {
         // Another attempt took the key over (this one outlived the lock's time-out): it does the work.
         if (!(await fenceKey(tx, held.claim))) throw lostKey();
@@ -53,6 +56,7 @@ export function operationOf(ctx: Context, request: FastifyRequest, reply: Fastif
         return result;
       });
       held.recorded = true;
+      crashPoint('after-final-transaction');
       return body;
     },
   };

@@ -15,6 +15,7 @@ import { requireRole } from '../domain/parties.ts';
 import { move as moveContract } from './contracts.ts';
 import { contractEvent, milestoneEvent } from './events.ts';
 import type { Context } from '../context.ts';
+import { callNow, type Outside } from '../outside.ts';
 import { enqueueInTransaction, PAYOUT_QUEUE } from '../../jobs/queues.ts';
 
 function move(milestone: MilestoneRow, action: MilestoneAction) {
@@ -36,22 +37,44 @@ export interface FundResult {
   paymentId: string | null;
 }
 
-export async function fund(ctx: Context, callerId: string, contractId: string, milestoneId: string): Promise<FundResult> {
+/** What funding needs before its transaction: the milestone's payment at the provider, if it takes one now. */
+export interface FundingPlan {
+  contractId: string;
+  milestoneId: string;
+  /** Null for a zero amount, and for a milestone already funded or being funded. */
+  payment: { paymentId: string; clientSecret: string } | null;
+}
+
+/**
+ * Funding's outside step: the payment at the provider, made before anything is written (so a
+ * provider failure changes nothing here) with an idempotency key derived from the milestone.
+ */
+export async function planFunding(
+  ctx: Context,
+  callerId: string,
+  contractId: string,
+  milestoneId: string,
+  outside: Outside = callNow,
+): Promise<FundingPlan> {
   const contract = await clientContract(ctx, callerId, contractId, 'fund a milestone');
   const [current] = (await contractsRepo.listMilestones(ctx.db, [contract.id])).filter((m) => m.id === milestoneId);
   if (!current) throw notFound('milestone');
-  // Already funded (or being funded): the same payment and secret again, never a second charge.
-  if (current.status !== 'pending') return { milestone: current, clientSecret: current.clientSecret, paymentId: current.paymentId };
+  if (current.status !== 'pending' || current.amountCents === 0) return { contractId, milestoneId, payment: null };
+  const payment = await outside('payment', () => createPayment(ctx, contract, current));
+  return { contractId, milestoneId, payment };
+}
 
-  const payment = current.amountCents === 0 ? null : await createPayment(ctx, contract, current);
-
+/** Funding's transaction. Already funded (or being funded): the same payment and secret again, never a second charge. */
+export async function fund(ctx: Context, callerId: string, plan: FundingPlan): Promise<FundResult> {
   return ctx.db.transaction(async (tx) => {
-    const milestone = await contractsRepo.lockMilestone(tx, contract.id, milestoneId);
+    const contract = await clientContract({ ...ctx, db: tx }, callerId, plan.contractId, 'fund a milestone');
+    const milestone = await contractsRepo.lockMilestone(tx, contract.id, plan.milestoneId);
     if (!milestone) throw notFound('milestone');
     if (milestone.status !== 'pending') {
       // A concurrent fund got here first with the same (idempotent) payment.
       return { milestone, clientSecret: milestone.clientSecret, paymentId: milestone.paymentId };
     }
+    const { payment } = plan;
     const step = move(milestone, payment ? 'fund' : 'fund_free');
     const updated = await contractsRepo.updateMilestone(
       tx,
