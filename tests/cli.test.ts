@@ -11,8 +11,8 @@ import { startRuntime, type Runtime } from '../src/runtime.ts';
 import { LOCK_FILE } from '../src/data-lock.ts';
 import pino from 'pino';
 import { migrate, openDatabase } from '../db/client.ts';
-import { startJobs, type JobSystem } from '../jobs/boss.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
+import { startJobs, type JobSystem } from '../src/job-system/boss.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../src/job-system/queues.ts';
 import { newId } from '../src/ids.ts';
 import { freshServerDatabase } from './helpers/server.ts';
 

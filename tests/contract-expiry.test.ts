@@ -13,7 +13,7 @@ import { pendingContract } from './helpers/lifecycle.ts';
 import { contracts, events } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { expireOverdue } from '../src/services/contracts.ts';
-import { CONTRACT_EXPIRY_QUEUE } from '../jobs/queues.ts';
+import { CONTRACT_EXPIRY_QUEUE } from '../src/job-system/queues.ts';
 import { loadConfig } from '../src/config.ts';
 import { startRuntime, type Runtime } from '../src/runtime.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';

@@ -15,7 +15,7 @@ import { requireRole } from '../domain/parties.ts';
 import { move as moveContract } from './contracts.ts';
 import { contractEvent, milestoneEvent } from './events.ts';
 import type { Context } from '../context.ts';
-import { enqueueInTransaction, PAYOUT_QUEUE } from '../../jobs/queues.ts';
+import { enqueueInTransaction, PAYOUT_QUEUE } from '../job-system/queues.ts';
 
 function move(milestone: MilestoneRow, action: MilestoneAction) {
   return transition(milestoneTransitions, 'milestone', milestone.status, action);
