@@ -1,20 +1,31 @@
 // Import rules for gigmarket: `npm run lint:imports` (also part of `npm run lint` and .ci/run).
+// docs/architecture.md §1 draws the same picture.
 //
-// Layers, inside out:
-//   src/domain/          pure rules: imports only itself, src/errors.ts and the types generated from the spec
-//   db/                  persistence: imports only itself, src/domain/ and src/errors.ts
-//   src/services/        use cases: no transport (handlers/, src/http/, fastify values); of jobs/ only jobs/queues.ts
-//   handlers/            HTTP handlers: call src/services/, never db/
-//   src/webhooks/        webhook delivery's building blocks: of ours only src/errors.ts and src/config.ts types
-//   src/app.ts           the only module outside handlers/ that imports handlers/
-//   src/notifications/   email sender and templates: imports only itself and src/config.ts
-//   src/storage/         the file store: imports only itself, db/, src/domain/ and src/ids.ts
-//   src/mcp/             the MCP server: calls the HTTP API, so of ours only itself, src/spec.ts and the API's authentication
-//   examples/            example agents: of ours only the types generated from the spec (they are API clients)
-//   src/llm/             the chat-completions call: imports only itself and src/config.ts types
-//   web/                 the owners' dashboard (browser code): of ours only itself and the types generated from
-//                        the spec (it calls the HTTP API, like an agent)
-//   src/dashboard/       building and serving web/dist: never web/'s code itself
+// The main rule is the direction: every import points one way,
+//
+//   handlers/ (HTTP)   jobs/ (pg-boss job definitions)    each imports, of ours, only itself and src/
+//            \           /
+//             v         v
+//               src/                                       imports, of ours, only src/ and db/
+//                |
+//                v
+//               db/                                        imports, of ours, only db/
+//
+// with two composition roots, the modules of src/ that each import one table from the layer above:
+//   src/app.ts     the HTTP app: imports handlers/index.ts (every operation's handler)
+//   src/server.ts  the server process's entry point: imports jobs/index.ts (every job), handed to startRuntime
+//
+// Then the few rules the direction cannot say:
+//   no import cycles, anywhere
+//   src/domain/          pure rules: of ours only itself, src/errors.ts, the types generated from the spec,
+//                        and db/schema/column-values.ts (the columns' lists and bounds; a leaf)
+//   src/services/        no transport: never src/http/, fastify only as types
+//   self-contained building blocks, each importing only the little of ours it names:
+//     src/webhooks/ (delivery's parts), src/notifications/ (email), src/storage/ (the file store),
+//     src/llm/ (the chat-completions call), src/mcp/ (the MCP server: calls the HTTP API)
+//   API clients: examples/ and web/ (the dashboard, browser code) import, of ours, only the spec's
+//     types (and themselves); src/dashboard/ builds and serves web/dist, and by the direction no
+//     module of src/ imports web/'s code
 // tests/ and scripts/ may import anything; they are checked only for cycles (and that their imports resolve).
 // Not cruised: .sdk-check/ and scripts/sdk-check/*.usage.ts (generated clients and their usage, see below).
 //
@@ -23,14 +34,49 @@
 
 /** Ours: the top-level folders and root files of this repository (not node_modules, not built-ins). */
 const OURS = '^(src|db|handlers|jobs|tests|scripts|examples|web)/|^[^/]+\\.ts$';
-/** tests/ and scripts/ are exempt from every rule but no-circular (and not-to-unresolvable). */
-const EXEMPT = '^(tests|scripts)/';
+/** The modules of src/ that import a table from the layer above (see the top of this file and the rules below). */
+const COMPOSITION_ROOTS = '^src/(app|server)\\.ts$';
 /** fastify and the packages built for it: fastify, @fastify/*, fastify-*, @scalar/fastify-api-reference. */
 const FASTIFY = '(^|/)node_modules/(fastify/|@fastify/|fastify-|@scalar/fastify-)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'layers-point-one-way',
+      severity: 'error',
+      comment: 'db/ imports, of ours, only db/: never src/, handlers/ or jobs/.',
+      from: { path: '^db/' },
+      to: { path: OURS, pathNot: '^db/' },
+    },
+    {
+      name: 'layers-point-one-way',
+      severity: 'error',
+      comment: 'src/ imports, of ours, only src/ and db/: never handlers/ or jobs/ (but for the composition roots, below).',
+      from: { path: '^src/', pathNot: COMPOSITION_ROOTS },
+      to: { path: OURS, pathNot: '^(src|db)/' },
+    },
+    {
+      name: 'layers-point-one-way',
+      severity: 'error',
+      comment: 'The HTTP composition root, src/app.ts, imports of ours only src/, db/ and the handlers\' table, handlers/index.ts.',
+      from: { path: '^src/app\\.ts$' },
+      to: { path: OURS, pathNot: '^(src|db)/|^handlers/index\\.ts$' },
+    },
+    {
+      name: 'layers-point-one-way',
+      severity: 'error',
+      comment: 'The server process\'s entry point, src/server.ts, imports of ours only src/, db/ and the jobs\' table, jobs/index.ts.',
+      from: { path: '^src/server\\.ts$' },
+      to: { path: OURS, pathNot: '^(src|db)/|^jobs/index\\.ts$' },
+    },
+    {
+      name: 'layers-point-one-way',
+      severity: 'error',
+      comment: 'handlers/ and jobs/ import, of ours, only themselves and src/: never db/ (they call services), never each other.',
+      from: { path: '^(handlers|jobs)/' },
+      to: { path: OURS, pathNot: '^$1/|^src/' },
+    },
     {
       name: 'no-circular',
       severity: 'error',
@@ -41,16 +87,10 @@ module.exports = {
     {
       name: 'domain-is-pure',
       severity: 'error',
-      comment: 'src/domain/ may import, of ours, only src/domain/, src/errors.ts and src/generated/ (types from the spec).',
-      from: { path: '^src/domain/' },
-      to: { path: OURS, pathNot: '^src/domain/|^src/errors\\.ts$|^src/generated/' },
-    },
-    {
-      name: 'db-depends-on-nothing-above',
-      severity: 'error',
-      comment: 'db/ may import, of ours, only db/, src/domain/, src/errors.ts and src/project-root.ts (a leaf); never the rest of src/, handlers/ or jobs/.',
-      from: { path: '^db/' },
-      to: { path: OURS, pathNot: '^db/|^src/domain/|^src/errors\\.ts$|^src/project-root\\.ts$' },
+      comment:
+        "src/domain/ may import, of ours, only src/domain/, src/errors.ts, src/generated/ (types from the spec) and db/schema/column-values.ts (the columns' lists and bounds, a leaf it re-exports); that leaf imports nothing of ours.",
+      from: { path: '^src/domain/|^db/schema/column-values\\.ts$' },
+      to: { path: OURS, pathNot: '^src/domain/|^src/errors\\.ts$|^src/generated/|^db/schema/column-values\\.ts$' },
     },
     {
       name: 'webhooks-are-self-contained',
@@ -67,18 +107,11 @@ module.exports = {
       to: { path: '^src/config\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
-      name: 'handlers-go-through-services',
-      severity: 'error',
-      comment: 'handlers/ may not import db/: they call src/services/.',
-      from: { path: '^handlers/' },
-      to: { path: '^db/' },
-    },
-    {
       name: 'services-are-transport-free',
       severity: 'error',
-      comment: 'src/services/ may not import handlers/ or src/http/.',
+      comment: 'src/services/ may not import src/http/ (the HTTP plumbing): a service is called by handlers, jobs and the CLI alike.',
       from: { path: '^src/services/' },
-      to: { path: '^(handlers|src/http)/' },
+      to: { path: '^src/http/' },
     },
     {
       name: 'services-are-transport-free',
@@ -86,27 +119,6 @@ module.exports = {
       comment: 'src/services/ may import fastify (or a fastify plugin) only with `import type`.',
       from: { path: '^src/services/' },
       to: { path: FASTIFY, dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'services-are-transport-free',
-      severity: 'error',
-      comment: 'Of jobs/, src/services/ may import only jobs/queues.ts.',
-      from: { path: '^src/services/' },
-      to: { path: '^jobs/', pathNot: '^jobs/queues\\.ts$' },
-    },
-    {
-      name: 'nobody-imports-handlers',
-      severity: 'error',
-      comment: 'Only handlers/ and src/app.ts import handlers/.',
-      from: { pathNot: `^handlers/|^src/app\\.ts$|${EXEMPT}` },
-      to: { path: '^handlers/' },
-    },
-    {
-      name: 'jobs-not-from-handlers',
-      severity: 'error',
-      comment: 'jobs/ may not import handlers/.',
-      from: { path: '^jobs/' },
-      to: { path: '^handlers/' },
     },
     {
       name: 'notifications-are-self-contained',
@@ -144,13 +156,6 @@ module.exports = {
         'web/ (the dashboard, run in the browser) calls the HTTP API: of ours it may import only web/ and src/generated/ (types from openapi.yaml).',
       from: { path: '^web/' },
       to: { path: OURS, pathNot: '^web/|^src/generated/' },
-    },
-    {
-      name: 'nobody-imports-web',
-      severity: 'error',
-      comment: 'web/ is browser code, built by Vite: the server only serves its build (src/dashboard/), never imports it (tests may).',
-      from: { pathNot: `^web/|${EXEMPT}` },
-      to: { path: '^web/' },
     },
     {
       name: 'llm-is-self-contained',

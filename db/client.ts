@@ -10,7 +10,6 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { PROJECT_ROOT } from '../src/project-root.ts';
 import * as schema from './schema.ts';
 
 import type { Db } from './types.ts';
@@ -21,7 +20,9 @@ export type Database =
   | { kind: 'pglite'; db: Db; pglite: PGlite; close(): Promise<void> }
   | { kind: 'postgres'; db: Db; sql: postgres.Sql; url: string; close(): Promise<void> };
 
-const migrationsFolder = path.join(PROJECT_ROOT, 'db', 'migrations');
+// From db/ when run from source, from dist/ when bundled (scripts/server-bundle.ts): both sit
+// directly in the checkout's root, so ../db/migrations is the same folder from either.
+const migrationsFolder = path.join(import.meta.dirname, '..', 'db', 'migrations');
 
 export interface OpenOptions {
   databaseUrl?: string;

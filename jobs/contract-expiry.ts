@@ -1,8 +1,8 @@
 // Every minute: contracts past their approval deadline expire. Any number of server processes may
 // run it at once; row locks make each contract expire once, with one event.
 import { expireOverdue } from '../src/services/contracts.ts';
-import type { JobDefinition } from './boss.ts';
-import { CONTRACT_EXPIRY_QUEUE } from './queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
+import { CONTRACT_EXPIRY_QUEUE } from '../src/job-system/queues.ts';
 import type { Context } from '../src/context.ts';
 
 export function contractExpiryJob(ctx: Context): JobDefinition {

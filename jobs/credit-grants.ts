@@ -3,8 +3,8 @@
 // a user gets one grant per month however often it runs (src/services/credits.ts), and a user
 // who uses credits before it ran gets theirs at that moment.
 import { grantMonthlyCredits } from '../src/services/credits.ts';
-import type { JobDefinition } from './boss.ts';
-import { CREDIT_GRANTS_QUEUE } from './queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
+import { CREDIT_GRANTS_QUEUE } from '../src/job-system/queues.ts';
 import type { Context } from '../src/context.ts';
 
 export function creditGrantsJob(ctx: Context): JobDefinition {

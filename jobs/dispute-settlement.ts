@@ -3,8 +3,8 @@
 // (src/services/dispute-resolution.ts). A provider failure is retried with the payouts' backoff;
 // a repeat after success changes nothing.
 import { settle } from '../src/services/dispute-resolution.ts';
-import { DISPUTE_SETTLEMENT_QUEUE, type QueuePayloads } from './queues.ts';
-import type { JobDefinition } from './boss.ts';
+import { DISPUTE_SETTLEMENT_QUEUE, type QueuePayloads } from '../src/job-system/queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
 import type { Context } from '../src/context.ts';
 
 export function disputeSettlementJob(ctx: Context): JobDefinition<QueuePayloads[typeof DISPUTE_SETTLEMENT_QUEUE]> {

@@ -5,8 +5,8 @@
 //   changed model), in batches; and query embeddings older than 30 days are dropped.
 import type { Context } from '../src/context.ts';
 import { backfillEmbeddings, embedGig } from '../src/search/gig-embeddings.ts';
-import type { JobDefinition } from './boss.ts';
-import { EMBEDDINGS_BACKFILL_QUEUE, GIG_EMBEDDING_QUEUE, type QueuePayloads } from './queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
+import { EMBEDDINGS_BACKFILL_QUEUE, GIG_EMBEDDING_QUEUE, type QueuePayloads } from '../src/job-system/queues.ts';
 
 export function embeddingJobs(ctx: Context): JobDefinition<any>[] {
   const settings = ctx.config.embeddings;

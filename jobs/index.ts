@@ -1,6 +1,6 @@
 // Every job the server runs; each module exports its definition, built from the one context.
 import type { Context } from '../src/context.ts';
-import type { JobDefinition } from './boss.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
 import { housekeepingJob } from './housekeeping.ts';
 import { contractExpiryJob } from './contract-expiry.ts';
 import { kycReconcileJob } from './kyc-reconcile.ts';

@@ -1,8 +1,8 @@
 // Every five minutes: contracts whose KYC webhook is late or lost are checked with the provider
 // (src/services/kyc-reconcile.ts).
 import { reconcileKyc } from '../src/services/kyc-reconcile.ts';
-import type { JobDefinition } from './boss.ts';
-import { KYC_RECONCILE_QUEUE } from './queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
+import { KYC_RECONCILE_QUEUE } from '../src/job-system/queues.ts';
 import type { Context } from '../src/context.ts';
 
 export function kycReconcileJob(ctx: Context): JobDefinition {

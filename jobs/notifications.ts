@@ -1,8 +1,8 @@
 // The notification jobs: each email (enqueued by the notification subscriber and the reminders),
 // retried by pg-boss when the failure is retryable; and, every minute, the approval reminders.
 import { notificationEmailSender, sendApprovalReminders, sendNotificationEmail } from '../src/services/notifications.ts';
-import type { JobDefinition } from './boss.ts';
-import { APPROVAL_REMINDER_QUEUE, NOTIFICATION_EMAIL_QUEUE, type QueuePayloads } from './queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
+import { APPROVAL_REMINDER_QUEUE, NOTIFICATION_EMAIL_QUEUE, type QueuePayloads } from '../src/job-system/queues.ts';
 import type { Context } from '../src/context.ts';
 
 export function notificationEmailJob(ctx: Context): JobDefinition<QueuePayloads[typeof NOTIFICATION_EMAIL_QUEUE]> | undefined {

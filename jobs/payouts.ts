@@ -4,8 +4,8 @@
 // parks the job in the dead letter queue, from which it can be redriven once the cause is fixed.
 // While the contract is disputed the payout is held: re-scheduled, never made.
 import { holdPayout, payout, payoutGaveUp } from '../src/services/milestones.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, type QueuePayloads } from './queues.ts';
-import type { JobDefinition } from './boss.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, type QueuePayloads } from '../src/job-system/queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
 import type { Context } from '../src/context.ts';
 
 export function payoutJob(ctx: Context): JobDefinition<QueuePayloads[typeof PAYOUT_QUEUE]> {

@@ -2,8 +2,8 @@
 // has ended are published. Any number of server processes may run it at once; each review is
 // published once, with one event (src/services/reviews.ts).
 import { publishDueReviews } from '../src/services/reviews.ts';
-import type { JobDefinition } from './boss.ts';
-import { REVIEW_PUBLICATION_QUEUE } from './queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
+import { REVIEW_PUBLICATION_QUEUE } from '../src/job-system/queues.ts';
 import type { Context } from '../src/context.ts';
 
 export function reviewPublicationJob(ctx: Context): JobDefinition {

@@ -3,8 +3,8 @@
 // and validated when the server starts; a mistake in it stops the start with a message.
 import { loadSources } from '../src/sources/config.ts';
 import { syncSource } from '../src/sources/sync.ts';
-import type { JobDefinition } from './boss.ts';
-import { SOURCE_SYNC_QUEUE, type QueuePayloads } from './queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
+import { SOURCE_SYNC_QUEUE, type QueuePayloads } from '../src/job-system/queues.ts';
 import type { Context } from '../src/context.ts';
 
 export function sourceSyncJob(ctx: Context): JobDefinition<QueuePayloads[typeof SOURCE_SYNC_QUEUE]> {

@@ -2,8 +2,8 @@
 // enqueues the next attempt on the retry schedule, so pg-boss retries a job only when recording
 // failed or its process died.
 import { DELIVERY_TIMEOUT_MS, deliveryRunner } from '../src/services/webhook-delivery.ts';
-import { WEBHOOK_DELIVERY_QUEUE, type QueuePayloads } from './queues.ts';
-import type { JobDefinition } from './boss.ts';
+import { WEBHOOK_DELIVERY_QUEUE, type QueuePayloads } from '../src/job-system/queues.ts';
+import type { JobDefinition } from '../src/job-system/boss.ts';
 import type { Context } from '../src/context.ts';
 
 /** Attempts one process makes at once. */

@@ -15,8 +15,8 @@ import { loadSources, SourcesConfigError, type SourceConfig } from './sources/co
 import { syncSource } from './sources/sync.ts';
 import { describeResult, describeSource, presentResult, presentSource } from './sources/report.ts';
 import { externalGigCounts } from '../db/repositories/external-gigs.ts';
-import { startJobs, type JobSystem } from '../jobs/boss.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
+import { startJobs, type JobSystem } from './job-system/boss.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from './job-system/queues.ts';
 import { getCredits, grantCredits, setTier } from './services/credits.ts';
 import { isSubscriptionTier, NOTE_MAX, OPERATOR_GRANT_MAX, SUBSCRIPTION_TIERS } from './domain/credits.ts';
 

@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database, Db } from '../db/client.ts';
-import type { JobSystem } from '../jobs/boss.ts';
+import type { JobSystem } from './job-system/boss.ts';
 import type { AnyPaymentProvider } from './payments/index.ts';
 import type { ApiKeyCache } from './auth/key-cache.ts';
 import type { FileStore } from './storage/file-store.ts';
@@ -15,7 +15,7 @@ export interface Context {
   database: Database;
   /** Drizzle over `database`: what services and repositories query through. */
   db: Db;
-  /** pg-boss: services enqueue through jobs/queues.ts; the health check asks it. */
+  /** pg-boss: services enqueue through src/job-system/queues.ts; the health check asks it. */
   jobs: JobSystem;
   payments: AnyPaymentProvider;
   log: FastifyBaseLogger;

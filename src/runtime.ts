@@ -6,14 +6,13 @@ import type { Config } from './config.ts';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
-import { createJobSystem, type JobSystem } from '../jobs/boss.ts';
-import { WEBHOOK_DELIVERY_QUEUE } from '../jobs/queues.ts';
+import { createJobSystem, type JobDefinition, type JobSystem } from './job-system/boss.ts';
+import { WEBHOOK_DELIVERY_QUEUE } from './job-system/queues.ts';
 import { closeWebhookConnections } from './webhooks/connections.ts';
 import type { Context } from './context.ts';
 import { startEventRelay, type EventRelay } from './services/event-relay.ts';
 import { eventSubscribers } from './services/event-subscribers.ts';
 import { createLogDestination, loggerOptions } from './http/logging.ts';
-import { allJobs } from '../jobs/index.ts';
 import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
 import { postgresFileStore } from './storage/file-store.ts';
@@ -33,9 +32,17 @@ export interface Runtime {
   flushLogs(): Promise<void>;
 }
 
-type RuntimeOptions = { logger?: boolean | object; database?: Database };
+interface RuntimeOptions {
+  /**
+   * The jobs this process works, built from its context: jobs/index.ts's `allJobs`, handed in by
+   * the entry point (src/server.ts), so that src/ does not import jobs/ (docs/architecture.md §1).
+   */
+  jobDefinitions: (ctx: Context) => JobDefinition<any>[];
+  logger?: boolean | object;
+  database?: Database;
+}
 
-export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   // PGlite under DATA_DIR is one process's database: hold its lock while the server runs.
   const lock = !options.database && !config.databaseUrl ? acquireDataLock(config.dataDir) : undefined;
   try {
@@ -69,7 +76,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   // The one context every handler, service and job receives.
   const files = postgresFileStore(database.db);
   const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, files, sessionSecret };
-  await jobs.start(allJobs(ctx));
+  await jobs.start(options.jobDefinitions(ctx));
   // Deliveries the relay enqueued are picked up at once by this process's delivery worker.
   const relay = await startEventRelay(ctx, eventSubscribers(ctx), () => jobs.wake(WEBHOOK_DELIVERY_QUEUE));
   const revocations = await apiKeys.listen(database);

@@ -2,11 +2,13 @@
 import closeWithGrace from 'close-with-grace';
 import { devSignInEnabled, loadConfig } from './config.ts';
 import { startRuntime } from './runtime.ts';
+import { allJobs } from '../jobs/index.ts';
 import { ensureDashboardBuilt } from './dashboard/build.ts';
 import { startMemoryTrim } from './memory-trim.ts';
 
 const config = loadConfig();
-const runtime = await startRuntime(config);
+// The composition root of the server process: the one module of src/ that imports jobs/.
+const runtime = await startRuntime(config, { jobDefinitions: allJobs });
 const { app } = runtime;
 
 // After a burst of load, give the heap pages V8 keeps back to the system (src/memory-trim.ts).

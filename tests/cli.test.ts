@@ -8,11 +8,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { startRuntime, type Runtime } from '../src/runtime.ts';
+import { allJobs } from '../jobs/index.ts';
 import { LOCK_FILE } from '../src/data-lock.ts';
 import pino from 'pino';
 import { migrate, openDatabase } from '../db/client.ts';
-import { startJobs, type JobSystem } from '../jobs/boss.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
+import { startJobs, type JobSystem } from '../src/job-system/boss.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../src/job-system/queues.ts';
 import { newId } from '../src/ids.ts';
 import { freshServerDatabase } from './helpers/server.ts';
 
@@ -36,7 +37,10 @@ function cli(args: string[], database: { DATA_DIR?: string; DATABASE_URL?: strin
 }
 
 async function startServer(env: Record<string, string>): Promise<{ runtime: Runtime; url: string }> {
-  const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }), { logger: false });
+  const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }), {
+    jobDefinitions: allJobs,
+    logger: false,
+  });
   await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const address = runtime.app.server.address();
   return { runtime, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };

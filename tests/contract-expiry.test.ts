@@ -13,9 +13,10 @@ import { pendingContract } from './helpers/lifecycle.ts';
 import { contracts, events } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { expireOverdue } from '../src/services/contracts.ts';
-import { CONTRACT_EXPIRY_QUEUE } from '../jobs/queues.ts';
+import { CONTRACT_EXPIRY_QUEUE } from '../src/job-system/queues.ts';
 import { loadConfig } from '../src/config.ts';
 import { startRuntime, type Runtime } from '../src/runtime.ts';
+import { allJobs } from '../jobs/index.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import type { paths } from '../src/generated/api.d.ts';
 import { expectError } from './helpers/expect-error.ts';
@@ -185,7 +186,7 @@ describe.runIf(process.env.DATABASE_URL)('two server runtimes (own pools, own pg
       DATABASE_URL: databaseUrl,
       CONTRACT_APPROVAL_TTL: TTL,
     });
-    const runtime = await startRuntime(config, { logger: false });
+    const runtime = await startRuntime(config, { jobDefinitions: allJobs, logger: false });
     runtimes.push(runtime);
     await runtime.app.listen({ port, host: '127.0.0.1' });
     const user = async (name: string) => {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { startRuntime } from '../src/runtime.ts';
+import { allJobs } from '../jobs/index.ts';
 import { freshServerDatabase } from './helpers/server.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,7 +53,10 @@ async function operatorSession(database: DatabaseEnv) {
   expect(tier.code, tier.stderr).toBe(0);
   expect(tier.stdout).toContain('71 credits, pro tier (200 a month');
 
-  const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database }), { logger: false });
+  const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database }), {
+    jobDefinitions: allJobs,
+    logger: false,
+  });
   try {
     await runtime.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = runtime.app.server.address() as { port: number };

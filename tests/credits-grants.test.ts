@@ -10,7 +10,7 @@ import { balanceOf, expectLedgerBalanced, ledgerOf } from './helpers/credits.ts'
 import { eventsForResource } from '../db/repositories/events.ts';
 import { grantPeriod, MONTHLY_GRANT } from '../src/domain/credits.ts';
 import { deductInTransaction, getCredits, grantMonthlyCredits, setTier } from '../src/services/credits.ts';
-import { CREDIT_GRANTS_QUEUE } from '../jobs/queues.ts';
+import { CREDIT_GRANTS_QUEUE } from '../src/job-system/queues.ts';
 import { insertAccounts } from '../db/repositories/credits.ts';
 import { creditAccounts, creditEntries, creditTransactions, PLATFORM_ACCOUNT_ID, users } from '../db/schema.ts';
 import { newId } from '../src/ids.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { HOUSEKEEPING_QUEUE } from '../jobs/queues.ts';
+import { HOUSEKEEPING_QUEUE } from '../src/job-system/queues.ts';
 import { idempotencyKeys, notificationMessages, providerEvents, sessions, webhookDeliveries, webhookEndpoints } from '../db/schema.ts';
 import { idAt, newId } from '../src/ids.ts';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { allJobs } from '../jobs/index.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../jobs/queues.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../src/job-system/queues.ts';
 import type { Context } from '../src/context.ts';
 
 const PG_BOSS_DEFAULT_EXPIRY = 900;

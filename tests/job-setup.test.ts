@@ -1,4 +1,4 @@
-// A start over a database that already holds the queues and schedules (jobs/boss.ts) writes only
+// A start over a database that already holds the queues and schedules (src/job-system/boss.ts) writes only
 // what changed: the same definitions leave every queue and schedule row as it was; a changed cron,
 // expiry or schedule data is written, and a schedule no longer defined is removed. On real pg-boss,
 // on the test's database.
@@ -7,7 +7,7 @@ import pino from 'pino';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { rowsOf } from '../db/sql.ts';
-import { startJobs, type JobDefinition } from '../jobs/boss.ts';
+import { startJobs, type JobDefinition } from '../src/job-system/boss.ts';
 import { openTestDatabase } from './helpers/server.ts';
 
 let database: Database;

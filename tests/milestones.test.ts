@@ -9,7 +9,7 @@ import { approvedContract, pendingContract, type Milestone } from './helpers/lif
 import { eventsForResource } from '../db/repositories/events.ts';
 import { milestones as milestonesTable } from '../db/schema.ts';
 import { payout } from '../src/services/milestones.ts';
-import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../jobs/queues.ts';
+import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../src/job-system/queues.ts';
 import { newId } from '../src/ids.ts';
 import { createStripeProvider } from '../src/payments/stripe.ts';
 import { expectError } from './helpers/expect-error.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { pendingContract } from './helpers/lifecycle.ts';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp.ts';
-import { APPROVAL_REMINDER_QUEUE, NOTIFICATION_EMAIL_QUEUE } from '../jobs/queues.ts';
+import { APPROVAL_REMINDER_QUEUE, NOTIFICATION_EMAIL_QUEUE } from '../src/job-system/queues.ts';
 import { formatUtc } from '../src/notifications/templates.ts';
 
 // Long enough that the first reminder's two runs end well before the second offset, however

@@ -14,7 +14,7 @@ import { contracts, reviews } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { publishDueReviews } from '../src/services/reviews.ts';
 import { REVIEW_PERIOD_MS } from '../src/domain/review.ts';
-import { REVIEW_PUBLICATION_QUEUE } from '../jobs/queues.ts';
+import { REVIEW_PUBLICATION_QUEUE } from '../src/job-system/queues.ts';
 import { newId } from '../src/ids.ts';
 
 let server: TestServer;

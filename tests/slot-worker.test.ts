@@ -1,10 +1,10 @@
-// The slot worker (jobs/slot-worker.ts) on real pg-boss, on the test's database: it keeps up to
+// The slot worker (src/job-system/slot-worker.ts) on real pg-boss, on the test's database: it keeps up to
 // `slots` jobs in hand, a slow job holds only its own slot, a job whose run throws is failed and
 // retried, wake() fetches at once, and stop() waits for the jobs in hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { Database } from '../db/client.ts';
-import { createJobSystem, type JobSystem } from '../jobs/boss.ts';
+import { createJobSystem, type JobSystem } from '../src/job-system/boss.ts';
 import { openTestDatabase } from './helpers/server.ts';
 
 const QUEUE = 'slot-worker-test';

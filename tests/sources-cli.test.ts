@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../db/client.ts';
 import { startRuntime } from '../src/runtime.ts';
+import { allJobs } from '../jobs/index.ts';
 import { freshServerDatabase } from './helpers/server.ts';
 import { fixture, startFakeFeeds, type FakeFeeds } from './fakes/feeds.ts';
 
@@ -128,6 +129,7 @@ describe('the schedules when the sources file changes', () => {
   it('follow it at the next start: new keys added, removed or disabled sources unscheduled', async () => {
     const schedulesWith = async (file: string) => {
       const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database, SOURCES_FILE: file }), {
+        jobDefinitions: allJobs,
         logger: false,
       });
       try {
@@ -159,9 +161,9 @@ describe('the server with a broken sources file', () => {
     const file = writeSources('invalid.json', '{"sources": [{"name": "native", "kind": "rss", "url": "https://x.example"}]}');
     const db = await openDatabase({});
     try {
-      await expect(startRuntime(loadConfig({ NODE_ENV: 'test', SOURCES_FILE: file }), { logger: false, database: db })).rejects.toThrow(
-        `${file}: sources[0]: "name" must not be "native"`,
-      );
+      await expect(
+        startRuntime(loadConfig({ NODE_ENV: 'test', SOURCES_FILE: file }), { jobDefinitions: allJobs, logger: false, database: db }),
+      ).rejects.toThrow(`${file}: sources[0]: "name" must not be "native"`);
     } finally {
       await db.close();
     }

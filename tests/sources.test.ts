@@ -10,7 +10,7 @@ import { fixture, startFakeFeeds, type FakeFeeds } from './fakes/feeds.ts';
 import { loadSources, type SourceConfig } from '../src/sources/config.ts';
 import { syncSource, type SyncDeps, type SyncLog } from '../src/sources/sync.ts';
 import { externalGigsOf } from '../db/repositories/external-gigs.ts';
-import { SOURCE_SYNC_QUEUE } from '../jobs/queues.ts';
+import { SOURCE_SYNC_QUEUE } from '../src/job-system/queues.ts';
 
 const NEVER = '0 0 1 1 *'; // schedules that do not fire while the tests run
 const TOKEN = 'ghp_testtoken0123456789';

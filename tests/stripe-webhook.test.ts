@@ -19,7 +19,7 @@ import { approvedContract } from './helpers/lifecycle.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { contracts as contractsTable, milestones as milestonesTable, paymentAccounts, providerEvents } from '../db/schema.ts';
 import { reconcileKyc, KYC_WEBHOOK_GRACE_MS } from '../src/services/kyc-reconcile.ts';
-import { KYC_RECONCILE_QUEUE } from '../jobs/queues.ts';
+import { KYC_RECONCILE_QUEUE } from '../src/job-system/queues.ts';
 import { createPaymentProvider } from '../src/payments/index.ts';
 import pino from 'pino';
 

@@ -4,8 +4,7 @@ import { and, desc, eq, getTableColumns, lt, or, sql, type Placeholder, type SQL
 import { preparedQuery } from '../prepared.ts';
 import { applications, gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import type { ApplicationOrigin, ApplicationStatus } from '../../src/domain/application.ts';
-import type { GigStatus } from '../../src/domain/gig.ts';
+import type { ApplicationOrigin, ApplicationStatus, GigStatus } from '../schema/column-values.ts';
 import type { PageQuery } from './gigs.ts';
 
 export type ApplicationRow = typeof applications.$inferSelect;

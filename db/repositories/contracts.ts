@@ -4,7 +4,7 @@ import { and, asc, desc, eq, lt, or, sql, type Placeholder } from 'drizzle-orm';
 import { preparedQuery } from '../prepared.ts';
 import { contracts, milestones } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import type { ContractStatus } from '../../src/domain/contract.ts';
+import type { ContractStatus } from '../schema/column-values.ts';
 
 export type ContractRow = typeof contracts.$inferSelect;
 export type MilestoneRow = typeof milestones.$inferSelect;

@@ -4,7 +4,7 @@
 import { and, desc, eq, gt, isNotNull, lt, notExists, sql } from 'drizzle-orm';
 import { creditAccounts, creditEntries, creditTransactions, PLATFORM_ACCOUNT_ID, users } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import type { CreditReason, SubscriptionTier } from '../../src/domain/credits.ts';
+import type { CreditReason, SubscriptionTier } from '../schema/column-values.ts';
 
 export type CreditAccountRow = typeof creditAccounts.$inferSelect;
 

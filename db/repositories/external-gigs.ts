@@ -5,7 +5,7 @@
 import { and, count, eq, inArray, ne, sql } from 'drizzle-orm';
 import { gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import type { CompensationType } from '../../src/domain/gig.ts';
+import type { CompensationType } from '../schema/column-values.ts';
 import type { GigRow } from './gigs.ts';
 
 export interface ApplyCounts {

@@ -4,7 +4,7 @@ import { and, desc, eq, lt, ne, or, sql, type Placeholder } from 'drizzle-orm';
 import { preparedQuery } from '../prepared.ts';
 import { applications, gigs } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import type { GigStatus } from '../../src/domain/gig.ts';
+import type { GigStatus } from '../schema/column-values.ts';
 
 export type GigRow = typeof gigs.$inferSelect;
 /** The columns a client sets; ids, source and timestamps are the repository's. */

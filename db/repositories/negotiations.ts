@@ -4,7 +4,7 @@ import { and, asc, desc, eq, lt, or, sql, type Placeholder } from 'drizzle-orm';
 import { preparedQuery } from '../prepared.ts';
 import { applications, gigs, negotiationRounds, negotiations, type ProposedMilestone } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import type { NegotiationStatus, PartyRole } from '../../src/domain/negotiation.ts';
+import type { NegotiationStatus, PartyRole } from '../schema/column-values.ts';
 
 export type NegotiationRow = typeof negotiations.$inferSelect;
 export type RoundRow = typeof negotiationRounds.$inferSelect;

@@ -3,7 +3,7 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import { approvalRemindersSent, contracts, gigs, notificationMessages, notificationPreferences, users } from '../schema.ts';
 import type { Executor } from '../client.ts';
-import type { NotificationChannel } from '../../src/domain/notifications.ts';
+import type { NotificationChannel } from '../schema/column-values.ts';
 
 export type NotificationMessageRow = typeof notificationMessages.$inferSelect;
 export type NewNotificationMessage = typeof notificationMessages.$inferInsert & { id: string };

@@ -4,7 +4,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { discoveryFeedback, gigEmbeddings, queryEmbeddings } from '../schema.ts';
 import { rowsOf, textArray } from '../sql.ts';
-import type { FeedbackSignal } from '../../src/domain/feedback.ts';
+import type { FeedbackSignal } from '../schema/column-values.ts';
 
 // --- vocabulary -------------------------------------------------------------------------------
 

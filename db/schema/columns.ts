@@ -6,7 +6,7 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true }).n
 export const at = (name: string) => timestamp(name, { withTimezone: true });
 
 /**
- * The check that a column holds one of `values`: pass the same list (from src/domain) that types
+ * The check that a column holds one of `values`: pass the same list (from column-values.ts) that types
  * the column (`text(name, { enum: LIST })`), so the type and the constraint cannot drift apart.
  */
 export const oneOf = (column: AnyPgColumn, values: readonly string[]): SQL =>

@@ -2,9 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, oneOf, updatedAt } from './columns.ts';
-import { NEGOTIATION_STATUSES, PARTY_ROLES } from '../../src/domain/negotiation.ts';
-import { CONTRACT_STATUSES } from '../../src/domain/contract.ts';
-import { MILESTONE_STATUSES } from '../../src/domain/milestone.ts';
+import { CONTRACT_STATUSES, MILESTONE_STATUSES, NEGOTIATION_STATUSES, PARTY_ROLES } from './column-values.ts';
 import { users } from './identity.ts';
 import { gigs } from './gigs.ts';
 

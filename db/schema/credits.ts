@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, oneOf, updatedAt } from './columns.ts';
-import { CREDIT_REASONS, NOTE_MAX, REFERENCE_ID_MAX, SUBSCRIPTION_TIERS } from '../../src/domain/credits.ts';
+import { CREDIT_REASONS, NOTE_MAX, REFERENCE_ID_MAX, SUBSCRIPTION_TIERS } from './column-values.ts';
 import { users } from './identity.ts';
 
 /** The platform's account (made by the migration): where grants come from and deductions go. */

@@ -2,17 +2,17 @@
 import { sql } from 'drizzle-orm';
 import { check, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, oneOf, updatedAt } from './columns.ts';
-import { PARTY_ROLES } from '../../src/domain/negotiation.ts';
 import {
   DESCRIPTION_MAX,
   DISPUTE_REASONS,
   DISPUTE_STATUSES,
   EVIDENCE_KINDS,
   EVIDENCE_TEXT_MAX,
+  PARTY_ROLES,
   type Acceptance,
   type Recommendation,
   type Resolution,
-} from '../../src/domain/dispute.ts';
+} from './column-values.ts';
 import { users } from './identity.ts';
 import { contracts } from './contracts.ts';
 import { storedFiles } from './files.ts';

@@ -1,7 +1,7 @@
 // Uploaded files, in Postgres so that every server process sees them (src/storage/file-store.ts).
 import { sql } from 'drizzle-orm';
 import { check, customType, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { FILE_PURPOSES, UPLOAD_CONTENT_TYPES } from '../../src/domain/uploads.ts';
+import { FILE_PURPOSES, UPLOAD_CONTENT_TYPES } from './column-values.ts';
 import { createdAt, oneOf } from './columns.ts';
 import { users } from './identity.ts';
 

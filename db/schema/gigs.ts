@@ -2,8 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, oneOf, updatedAt } from './columns.ts';
-import { COMPENSATION_TYPES, GIG_STATUSES } from '../../src/domain/gig.ts';
-import { APPLICATION_ORIGINS, APPLICATION_STATUSES } from '../../src/domain/application.ts';
+import { APPLICATION_ORIGINS, APPLICATION_STATUSES, COMPENSATION_TYPES, GIG_STATUSES } from './column-values.ts';
 import { users } from './identity.ts';
 
 /** Native and external gigs share this table (docs/architecture.md §8). */

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, oneOf, updatedAt } from './columns.ts';
-import { NOTIFICATION_CHANNELS } from '../../src/domain/notifications.ts';
+import { NOTIFICATION_CHANNELS } from './column-values.ts';
 import { users } from './identity.ts';
 import { contracts } from './contracts.ts';
 

@@ -3,8 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, oneOf } from './columns.ts';
-import { PARTY_ROLES } from '../../src/domain/negotiation.ts';
-import { RATING_MAX, RATING_MIN, REVIEW_TEXT_MAX } from '../../src/domain/review.ts';
+import { PARTY_ROLES, RATING_MAX, RATING_MIN, REVIEW_TEXT_MAX } from './column-values.ts';
 import { users } from './identity.ts';
 import { contracts } from './contracts.ts';
 

@@ -10,7 +10,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, primaryKey, real, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, oneOf, updatedAt } from './columns.ts';
-import { FEEDBACK_SIGNALS } from '../../src/domain/feedback.ts';
+import { FEEDBACK_SIGNALS } from './column-values.ts';
 import { users } from './identity.ts';
 import { gigs } from './gigs.ts';
 

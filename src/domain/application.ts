@@ -1,11 +1,15 @@
 // Application rules (docs/architecture.md §5): the lifecycle as a transition table and who may act.
 import type { TransitionTable } from './state-machine.ts';
+import type { ApplicationStatus } from '../../db/schema/column-values.ts';
 
-export const APPLICATION_STATUSES = ['submitted', 'shortlisted', 'rejected', 'withdrawn'] as const;
-export type ApplicationStatus = (typeof APPLICATION_STATUSES)[number];
+export {
+  APPLICATION_ORIGINS,
+  type ApplicationOrigin,
+  APPLICATION_STATUSES,
+  type ApplicationStatus,
+} from '../../db/schema/column-values.ts';
+
 export type ApplicationAction = 'shortlist' | 'reject' | 'withdraw';
-export const APPLICATION_ORIGINS = ['application', 'invitation'] as const;
-export type ApplicationOrigin = (typeof APPLICATION_ORIGINS)[number];
 
 export const applicationTransitions: TransitionTable<ApplicationStatus, ApplicationAction> = [
   { action: 'shortlist', from: ['submitted'], to: 'shortlisted', event: 'application.shortlisted' },

@@ -1,17 +1,8 @@
 // The contract lifecycle of docs/architecture.md §5, as data. Handlers and jobs apply it through `transition`.
 import type { TransitionTable } from './state-machine.ts';
+import type { ContractStatus } from '../../db/schema/column-values.ts';
 
-export const CONTRACT_STATUSES = [
-  'pending_owner_approval',
-  'pending_freelancer_kyc',
-  'active',
-  'completed',
-  'disputed',
-  'cancelled',
-  'expired',
-  'negotiation',
-] as const;
-export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
+export { CONTRACT_STATUSES, type ContractStatus } from '../../db/schema/column-values.ts';
 
 export type ContractAction =
   | 'approve'

@@ -1,9 +1,21 @@
 // Credits (docs/architecture.md §12): the subscription tiers and what each grants a month, what the
 // platform charges for, and the reasons a ledger transaction may have. One credit is the unit; the
 // ledger itself (double entry, append-only) is db/schema/credits.ts.
+import { type DeductionReason, SUBSCRIPTION_TIERS, type SubscriptionTier } from '../../db/schema/column-values.ts';
 
-export const SUBSCRIPTION_TIERS = ['free', 'pro', 'team'] as const;
-export type SubscriptionTier = (typeof SUBSCRIPTION_TIERS)[number];
+export {
+  CREDIT_REASONS,
+  type CreditReason,
+  DEDUCTION_REASONS,
+  type DeductionReason,
+  GRANT_REASONS,
+  type GrantReason,
+  NOTE_MAX,
+  REFERENCE_ID_MAX,
+  SUBSCRIPTION_TIERS,
+  type SubscriptionTier,
+} from '../../db/schema/column-values.ts';
+
 export const isSubscriptionTier = (value: string): value is SubscriptionTier => (SUBSCRIPTION_TIERS as readonly string[]).includes(value);
 
 /** Every user starts on this tier, with its grant for the month they start in. */
@@ -11,15 +23,6 @@ export const DEFAULT_TIER: SubscriptionTier = 'free';
 
 /** Credits each tier grants per calendar month (UTC). Credits do not expire. */
 export const MONTHLY_GRANT: Record<SubscriptionTier, number> = { free: 20, pro: 200, team: 1000 };
-
-/** What a user may deduct themself (POST /api/credits), and what the platform charges under. */
-export const DEDUCTION_REASONS = ['match_deduction', 'intro_deduction'] as const;
-export type DeductionReason = (typeof DEDUCTION_REASONS)[number];
-/** Grants: the tier's monthly grant (its reference is the period) and an operator's grant (CLI). */
-export const GRANT_REASONS = ['monthly_grant', 'operator_grant'] as const;
-export type GrantReason = (typeof GRANT_REASONS)[number];
-export const CREDIT_REASONS = [...GRANT_REASONS, ...DEDUCTION_REASONS] as const;
-export type CreditReason = (typeof CREDIT_REASONS)[number];
 
 /**
  * What the platform charges, once per reference: sharing one's contact details in a negotiation
@@ -30,8 +33,6 @@ export const PRICE: Record<DeductionReason, number> = { intro_deduction: 2, matc
 /** Bounds of the inputs (the spec says the same). */
 export const DEDUCTION_MAX = 10_000;
 export const OPERATOR_GRANT_MAX = 1_000_000;
-export const REFERENCE_ID_MAX = 128;
-export const NOTE_MAX = 200;
 /**
  * A caller's reference_id: no colon, so that it never equals a key the platform uses for its own
  * charges (`negotiation:<id>`, `application:<id>`) and a cheap deduction cannot pre-pay one.

@@ -5,26 +5,29 @@
 import { ApiError, validationFailed } from '../errors.ts';
 import type { MilestoneStatus } from './milestone.ts';
 import type { TransitionTable } from './state-machine.ts';
+import type { Acceptance, DisputeOutcome, DisputeStatus } from '../../db/schema/column-values.ts';
 
-export const DISPUTE_STATUSES = ['open', 'responded', 'resolved', 'withdrawn'] as const;
-export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+export {
+  type Acceptance,
+  DESCRIPTION_MAX,
+  DISPUTE_OUTCOMES,
+  DISPUTE_REASONS,
+  DISPUTE_STATUSES,
+  type DisputeOutcome,
+  type DisputeReason,
+  type DisputeStatus,
+  EVIDENCE_KINDS,
+  EVIDENCE_TEXT_MAX,
+  type EvidenceKind,
+  type Recommendation,
+  type Resolution,
+} from '../../db/schema/column-values.ts';
+
 export type DisputeAction = 'respond' | 'withdraw' | 'accept' | 'resolve';
 
 /** The statuses in which a dispute holds its contract (one such dispute per contract). */
 export const LIVE_DISPUTE_STATUSES = ['open', 'responded'] as const satisfies readonly DisputeStatus[];
 
-export const DISPUTE_REASONS = ['work_not_delivered', 'work_not_as_agreed', 'payment_withheld', 'scope_disagreement', 'other'] as const;
-export type DisputeReason = (typeof DISPUTE_REASONS)[number];
-
-/** `release`: the money goes to the worker; `refund`: back to the client; `split`: the worker gets a share, the client the rest. */
-export const DISPUTE_OUTCOMES = ['release', 'refund', 'split'] as const;
-export type DisputeOutcome = (typeof DISPUTE_OUTCOMES)[number];
-
-export const EVIDENCE_KINDS = ['text', 'file'] as const;
-export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
-
-export const DESCRIPTION_MAX = 5000;
-export const EVIDENCE_TEXT_MAX = 5000;
 /** Per party and dispute: bounds storage, and what a recommendation sends to the model. */
 export const EVIDENCE_PER_PARTY_MAX = 20;
 
@@ -38,31 +41,6 @@ export const disputeTransitions: TransitionTable<DisputeStatus, DisputeAction> =
 
 /** Milestones a dispute can concern: money in escrow (funded), or released but not yet paid out. */
 export const DISPUTABLE_MILESTONE_STATUSES: readonly MilestoneStatus[] = ['funded', 'released'];
-
-/** What one party accepts: an outcome, and for a split the worker's share in percent (1 to 99). */
-export interface Acceptance {
-  outcome: DisputeOutcome;
-  worker_share_percent: number | null;
-  accepted_at: string;
-}
-
-/** An advisory recommendation from a language model, as stored and shown (it binds nobody). */
-export interface Recommendation {
-  outcome: DisputeOutcome;
-  worker_share_percent: number | null;
-  reasoning: string;
-  cited_evidence_ids: string[];
-  confidence: number;
-  model: string;
-  created_at: string;
-}
-
-/** The accepted outcome, and how each disputed milestone's money is divided (fixed when resolved). */
-export interface Resolution {
-  outcome: DisputeOutcome;
-  worker_share_percent: number | null;
-  milestones: { milestone_id: string; worker_cents: number; refund_cents: number }[];
-}
 
 /** The outcome as given, checked: a split names the worker's share (1-99), the others none. */
 export function checkOutcome(outcome: DisputeOutcome, share: number | null | undefined): number | null {

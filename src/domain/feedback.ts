@@ -1,3 +1,2 @@
 // Discovery feedback: what a user may say about a gig they were shown.
-export const FEEDBACK_SIGNALS = ['up', 'down', 'hide'] as const;
-export type FeedbackSignal = (typeof FEEDBACK_SIGNALS)[number];
+export { FEEDBACK_SIGNALS, type FeedbackSignal } from '../../db/schema/column-values.ts';

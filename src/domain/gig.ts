@@ -2,12 +2,11 @@
 // how input is normalized. Pure: no database here.
 import { ApiError, forbidden, validationFailed } from '../errors.ts';
 import { transition, type Transition, type TransitionTable } from './state-machine.ts';
+import type { CompensationType, GigStatus } from '../../db/schema/column-values.ts';
 
-export const GIG_STATUSES = ['draft', 'open', 'paused', 'closed'] as const;
-export type GigStatus = (typeof GIG_STATUSES)[number];
+export { COMPENSATION_TYPES, type CompensationType, GIG_STATUSES, type GigStatus } from '../../db/schema/column-values.ts';
+
 export type GigAction = 'publish' | 'pause' | 'resume' | 'close';
-export const COMPENSATION_TYPES = ['fixed', 'hourly', 'bounty', 'unknown'] as const;
-export type CompensationType = (typeof COMPENSATION_TYPES)[number];
 
 export const gigTransitions: TransitionTable<GigStatus, GigAction> = [
   { action: 'publish', from: ['draft'], to: 'open', event: 'gig.published' },

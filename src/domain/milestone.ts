@@ -1,9 +1,10 @@
 // Milestones (docs/architecture.md §5): pending -> funding -> funded -> released -> paid; a dispute's
 // resolution may refund one (refunded), or part of one (released, with refunded_cents).
 import type { TransitionTable } from './state-machine.ts';
+import type { MilestoneStatus } from '../../db/schema/column-values.ts';
 
-export const MILESTONE_STATUSES = ['pending', 'funding', 'funded', 'released', 'paid', 'refunded'] as const;
-export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
+export { MILESTONE_STATUSES, type MilestoneStatus } from '../../db/schema/column-values.ts';
+
 export type MilestoneAction =
   | 'fund'
   | 'fund_free'

@@ -1,12 +1,11 @@
 // Negotiations (docs/architecture.md §5): rounds alternate between the parties until the one who did not
 // propose the latest round agrees to it.
 import type { TransitionTable } from './state-machine.ts';
+import type { NegotiationStatus, PartyRole } from '../../db/schema/column-values.ts';
 
-export const NEGOTIATION_STATUSES = ['open', 'agreed', 'cancelled'] as const;
-export type NegotiationStatus = (typeof NEGOTIATION_STATUSES)[number];
+export { NEGOTIATION_STATUSES, type NegotiationStatus, PARTY_ROLES, type PartyRole } from '../../db/schema/column-values.ts';
+
 export type NegotiationAction = 'propose' | 'agree' | 'cancel' | 'reopen' | 'end_with_contract';
-export const PARTY_ROLES = ['client', 'worker'] as const;
-export type PartyRole = (typeof PARTY_ROLES)[number];
 
 export const negotiationTransitions: TransitionTable<NegotiationStatus, NegotiationAction> = [
   { action: 'propose', from: ['open'], to: 'open', event: 'negotiation.round_created' },

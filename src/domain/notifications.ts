@@ -3,8 +3,7 @@
 // moments an owner must act on or know about.
 import type { EventType } from './events.ts';
 
-export const NOTIFICATION_CHANNELS = ['inbox', 'email'] as const;
-export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+export { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../db/schema/column-values.ts';
 
 /** Every event type a channel can carry: each has a message (and an email template). */
 export const NOTIFIABLE_EVENT_TYPES = [

@@ -4,11 +4,10 @@
 // that no review can be written (or the second author could answer what they just read).
 import type { PartyRole } from './negotiation.ts';
 
+export { RATING_MAX, RATING_MIN, REVIEW_TEXT_MAX } from '../../db/schema/column-values.ts';
+
 export const REVIEW_PERIOD_DAYS = 14;
 export const REVIEW_PERIOD_MS = REVIEW_PERIOD_DAYS * 86_400_000;
-export const RATING_MIN = 1;
-export const RATING_MAX = 5;
-export const REVIEW_TEXT_MAX = 2000;
 
 /** When the contract's review period ends: reviews not yet published are published then. */
 export const reviewDeadline = (completedAt: Date): Date => new Date(completedAt.getTime() + REVIEW_PERIOD_MS);

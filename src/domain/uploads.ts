@@ -2,11 +2,11 @@
 // PDF or an image (PNG, JPEG, WebP) of at most 5 MB, its type read from its bytes. The name and the
 // declared Content-Type of the part are never consulted.
 import { ApiError } from '../errors.ts';
+import { UPLOAD_CONTENT_TYPES, type UploadContentType } from '../../db/schema/column-values.ts';
+
+export { FILE_PURPOSES, type FilePurpose, UPLOAD_CONTENT_TYPES, type UploadContentType } from '../../db/schema/column-values.ts';
 
 export const UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
-
-export const UPLOAD_CONTENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg', 'image/webp'] as const;
-export type UploadContentType = (typeof UPLOAD_CONTENT_TYPES)[number];
 
 /** The extension a download is named with. */
 export const EXTENSION_OF: Record<UploadContentType, string> = {
@@ -15,10 +15,6 @@ export const EXTENSION_OF: Record<UploadContentType, string> = {
   'image/jpeg': 'jpg',
   'image/webp': 'webp',
 };
-
-/** What a stored file is for (`stored_files.purpose`). */
-export const FILE_PURPOSES = ['resume', 'dispute_evidence'] as const;
-export type FilePurpose = (typeof FILE_PURPOSES)[number];
 
 /**
  * HTML that a browser would act on: an opening tag of the document, of script or of active

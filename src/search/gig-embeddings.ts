@@ -13,7 +13,7 @@ import {
 } from '../../db/repositories/search.ts';
 import type { EmbeddingsSettings } from '../config.ts';
 import type { Context } from '../context.ts';
-import { enqueueInTransaction, GIG_EMBEDDING_QUEUE } from '../../jobs/queues.ts';
+import { enqueueInTransaction, GIG_EMBEDDING_QUEUE } from '../job-system/queues.ts';
 import { embed, gigText, sha256 } from './embeddings.ts';
 import { usesPgvector } from './vocabulary.ts';
 

@@ -20,7 +20,7 @@ import { milestoneTransitions, type MilestoneAction } from '../domain/milestone.
 import { roleOf } from '../domain/parties.ts';
 import { transition } from '../domain/state-machine.ts';
 import { presentDispute } from '../presenters/disputes.ts';
-import { DISPUTE_SETTLEMENT_QUEUE, enqueueInTransaction } from '../../jobs/queues.ts';
+import { DISPUTE_SETTLEMENT_QUEUE, enqueueInTransaction } from '../job-system/queues.ts';
 import { moveDispute, partyDispute, releaseContract } from './disputes.ts';
 import { disputeEvent, milestoneEvent } from './events.ts';
 import { payoutRetries } from './milestones.ts';

@@ -16,7 +16,7 @@ import { move as moveContract } from './contracts.ts';
 import { contractEvent, milestoneEvent } from './events.ts';
 import type { Context } from '../context.ts';
 import { callNow, type Outside } from '../outside.ts';
-import { enqueueInTransaction, PAYOUT_QUEUE } from '../../jobs/queues.ts';
+import { enqueueInTransaction, PAYOUT_QUEUE } from '../job-system/queues.ts';
 
 function move(milestone: MilestoneRow, action: MilestoneAction) {
   return transition(milestoneTransitions, 'milestone', milestone.status, action);

@@ -19,7 +19,7 @@ import {
 } from '../domain/notifications.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { enqueueInTransaction, NOTIFICATION_EMAIL_QUEUE, type QueuePayloads } from '../../jobs/queues.ts';
+import { enqueueInTransaction, NOTIFICATION_EMAIL_QUEUE, type QueuePayloads } from '../job-system/queues.ts';
 import { presentContract, type ContractView } from '../presenters/contracts.ts';
 import { approvalReminderMessage, MESSAGES, type Notification } from './notification-messages.ts';
 import type { EventSubscriber } from './event-relay.ts';

@@ -25,7 +25,7 @@ import {
   enqueueManyInTransaction,
   WEBHOOK_DELIVERY_QUEUE,
   type QueuePayloads,
-} from '../../jobs/queues.ts';
+} from '../job-system/queues.ts';
 import { newId } from '../ids.ts';
 import { presentEvent } from '../presenters/events.ts';
 import { signedHeaders } from '../webhooks/signing.ts';

@@ -8,6 +8,7 @@ import type { paths } from '../../src/generated/api.d.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
 import { startRuntime, type Runtime } from '../../src/runtime.ts';
+import { allJobs } from '../../jobs/index.ts';
 import { createUserWithKey } from '../../src/services/api-keys.ts';
 import { specValidation } from './spec-validator.ts';
 
@@ -91,7 +92,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...(serverDb ? { DATABASE_URL: serverDb.url } : {}),
   });
   const database = await openDatabase({ databaseUrl: serverDb?.url, max: 5 });
-  const runtime = await startRuntime(config, { logger: false, database });
+  const runtime = await startRuntime(config, { jobDefinitions: allJobs, logger: false, database });
   await runtime.app.listen({ port, host: '127.0.0.1' });
 
   const make = (headers: Record<string, string>) => {

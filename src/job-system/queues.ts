@@ -1,9 +1,9 @@
 // Every pg-boss queue by name, and the one way to enqueue a job inside a business transaction, so
 // that the job exists exactly when the change that asked for it commits (and not if it rolls back).
-// Services import this file only; the job handlers live beside it in jobs/.
+// Services enqueue through this file; the job definitions that work the queues are in jobs/.
 import { sql } from 'drizzle-orm';
 import { fromDrizzle, type JobInsert, type PgBoss, type SendOptions } from 'pg-boss';
-import type { Tx } from '../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 
 /** Hourly: forget expired idempotency keys, dead sessions, old provider events. */
 export const HOUSEKEEPING_QUEUE = 'housekeeping';
@@ -72,7 +72,7 @@ export async function enqueueManyInTransaction<Q extends keyof QueuePayloads>(
 }
 
 /**
- * Completes jobs of a batch handler (jobs/boss.ts) in the caller's transaction, so that what the
+ * Completes jobs of a batch handler (src/job-system/boss.ts) in the caller's transaction, so that what the
  * handler recorded and the job's completion commit together. Fenced to the attempt: a job that
  * pg-boss has meanwhile expired and handed out again is left alone.
  */

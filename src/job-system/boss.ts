@@ -1,8 +1,9 @@
 // pg-boss in the application's own database: PGlite through its adapter, or its own pool on a server.
+// The job definitions it runs (jobs/) are handed to `start`: this module never imports them.
 import { isDeepStrictEqual } from 'node:util';
 import { PgBoss, fromPglite, type QueueResult, type Schedule } from 'pg-boss';
 import { startSlotWorker, type HeldJob, type SlotWorker } from './slot-worker.ts';
-import type { Database } from '../db/client.ts';
+import type { Database } from '../../db/client.ts';
 import type { FastifyBaseLogger } from 'fastify';
 
 interface JobBase {
@@ -46,9 +47,9 @@ export type JobDefinition<T = object> = JobBase &
     | {
         /**
          * Up to `slots` jobs of this queue in hand at once in this process, fetched as slots free up
-         * (jobs/slot-worker.ts), so that one slow job holds only its own slot. `run` completes its job
-         * itself, in the transaction that records what it did (completeJobsInTransaction); a job it
-         * throws for is failed and retried.
+         * (src/job-system/slot-worker.ts), so that one slow job holds only its own slot. `run`
+         * completes its job itself, in the transaction that records what it did
+         * (completeJobsInTransaction); a job it throws for is failed and retried.
          */
         slots: number;
         run(job: HeldJob<T>): Promise<void>;

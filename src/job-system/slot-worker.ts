@@ -18,7 +18,7 @@ export interface SlotWorkerOptions<T> {
   groupConcurrency?: number;
   /** How long an idle worker waits before looking again, when nothing wakes it. */
   pollingIntervalMs: number;
-  /** Completes its job itself (jobs/queues.ts completeJobsInTransaction); when it throws, the job is failed and retried. */
+  /** Completes its job itself (completeJobsInTransaction, src/job-system/queues.ts); when it throws, the job is failed and retried. */
   run(job: HeldJob<T>): Promise<void>;
   onError(err: unknown): void;
 }
