@@ -2,7 +2,7 @@
 // rejects, the worker withdraws. The rules live in src/services/applications.ts.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import type { ApplicationStatus } from '../src/domain/application.ts';
 import * as applications from '../src/services/applications.ts';
@@ -31,7 +31,7 @@ export function applicationHandlers(ctx: Context): ApplicationHandlers {
   return {
     async applyToGig(request, reply) {
       const body = request.body ?? {};
-      const created = await applications.apply(ctx, principalOf(request).userId, request.params.id, {
+      const created = await applications.apply(ctx, actorOf(request), request.params.id, {
         message: body.message,
         proposedRateCents: body.proposed_rate_cents,
       });
@@ -39,33 +39,31 @@ export function applicationHandlers(ctx: Context): ApplicationHandlers {
     },
 
     async listGigApplications(request) {
-      const { userId } = principalOf(request);
+      const actor = actorOf(request);
       const q = pageOf(request.query);
-      const rows = await applications.listForGig(ctx, userId, request.params.id, q);
-      return page(rows, q.limit, (r) => presentApplication(r, userId));
+      const rows = await applications.listForGig(ctx, actor, request.params.id, q);
+      return page(rows, q.limit, (r) => presentApplication(r, actor.userId));
     },
 
     async shortlistWorker(request, reply) {
-      const result = await applications.shortlistWorker(ctx, principalOf(request).userId, request.params.id, request.body.worker_user_id);
+      const result = await applications.shortlistWorker(ctx, actorOf(request), request.params.id, request.body.worker_user_id);
       return reply.code(result.created ? 201 : 200).send(present(result));
     },
 
     async listMyApplications(request) {
       const q = pageOf(request.query);
-      const rows = await applications.listMine(ctx, principalOf(request).userId, q);
+      const rows = await applications.listMine(ctx, actorOf(request), q);
       return page(rows, q.limit, (r) => presentApplication(r, r.clientUserId));
     },
 
     async getApplication(request) {
-      const a = await applications.getApplication(ctx, principalOf(request).userId, request.params.id);
+      const a = await applications.getApplication(ctx, actorOf(request), request.params.id);
       return presentApplication(a, a.clientUserId);
     },
 
     shortlistApplication: async (request) =>
-      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'shortlist')),
-    rejectApplication: async (request) =>
-      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'reject')),
-    withdrawApplication: async (request) =>
-      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'withdraw')),
+      present(await applications.changeStatus(ctx, actorOf(request), request.params.id, 'shortlist')),
+    rejectApplication: async (request) => present(await applications.changeStatus(ctx, actorOf(request), request.params.id, 'reject')),
+    withdrawApplication: async (request) => present(await applications.changeStatus(ctx, actorOf(request), request.params.id, 'withdraw')),
   };
 }

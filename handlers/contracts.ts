@@ -2,7 +2,7 @@
 // The rules live in src/services/contracts.ts and milestones.ts; these shape requests and responses.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as contracts from '../src/services/contracts.ts';
 import * as milestones from '../src/services/milestones.ts';
@@ -23,7 +23,7 @@ export function contractHandlers(
   return {
     async listContracts(request) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const { rows, present } = await contracts.listContracts(ctx, principalOf(request).userId, {
+      const { rows, present } = await contracts.listContracts(ctx, actorOf(request), {
         status: request.query.status,
         limit,
         beforeId: decodeCursor(request.query.cursor),
@@ -32,34 +32,34 @@ export function contractHandlers(
     },
 
     async getContract(request) {
-      return contracts.contractView(ctx, await contracts.getContract(ctx, principalOf(request).userId, request.params.id));
+      return contracts.contractView(ctx, await contracts.getContract(ctx, actorOf(request), request.params.id));
     },
 
     async approveContract(request) {
-      const { userId } = principalOf(request);
-      const { contract, connectUrl } = await contracts.approve(ctx, userId, request.params.id, {
+      const actor = actorOf(request);
+      const { contract, connectUrl } = await contracts.approve(ctx, actor, request.params.id, {
         revisionCount: request.body?.revision_count,
       });
       return { contract: await contracts.contractView(ctx, contract), connect_url: connectUrl };
     },
 
     async reviseContract(request) {
-      const { userId } = principalOf(request);
-      return contracts.contractView(ctx, await contracts.revise(ctx, userId, request.params.id, request.body.notes.trim()));
+      const actor = actorOf(request);
+      return contracts.contractView(ctx, await contracts.revise(ctx, actor, request.params.id, request.body.notes.trim()));
     },
 
     async cancelContract(request) {
-      const { userId } = principalOf(request);
-      return contracts.contractView(ctx, await contracts.cancel(ctx, userId, request.params.id));
+      const actor = actorOf(request);
+      return contracts.contractView(ctx, await contracts.cancel(ctx, actor, request.params.id));
     },
 
     async getConnectLink(request) {
-      const { url } = await contracts.connectLink(ctx, principalOf(request).userId, request.params.id);
+      const { url } = await contracts.connectLink(ctx, actorOf(request), request.params.id);
       return { connect_url: url, provider: ctx.payments.name };
     },
 
     async fundMilestone(request) {
-      const result = await milestones.fund(ctx, principalOf(request).userId, request.params.id, request.params.milestoneId);
+      const result = await milestones.fund(ctx, actorOf(request), request.params.id, request.params.milestoneId);
       const sandbox = ctx.payments.name === 'sandbox' ? ctx.payments : undefined;
       return {
         milestone: presentMilestone(result.milestone),
@@ -71,8 +71,8 @@ export function contractHandlers(
     },
 
     async releaseMilestone(request) {
-      const { userId } = principalOf(request);
-      const { milestone, contract } = await milestones.release(ctx, userId, request.params.id, request.params.milestoneId);
+      const actor = actorOf(request);
+      const { milestone, contract } = await milestones.release(ctx, actor, request.params.id, request.params.milestoneId);
       return { milestone: presentMilestone(milestone), contract: await contracts.contractView(ctx, contract) };
     },
   };

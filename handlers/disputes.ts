@@ -3,7 +3,7 @@
 // dispute-resolution.ts; files arrive read by src/http/uploads.ts.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { sendInertFile, uploadOf } from '../src/http/uploads.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as disputes from '../src/services/disputes.ts';
@@ -26,7 +26,7 @@ export function disputeHandlers(ctx: Context): Handlers<Operations> {
   return {
     async listDisputes(request) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const { rows, present } = await disputes.listDisputes(ctx, principalOf(request).userId, {
+      const { rows, present } = await disputes.listDisputes(ctx, actorOf(request), {
         status: request.query.status,
         contractId: request.query.contract_id,
         limit,
@@ -37,7 +37,7 @@ export function disputeHandlers(ctx: Context): Handlers<Operations> {
 
     async createDispute(request, reply) {
       const { reason, description, milestone_ids } = request.body;
-      const view = await disputes.openDispute(ctx, principalOf(request).userId, request.params.id, {
+      const view = await disputes.openDispute(ctx, actorOf(request), request.params.id, {
         reason,
         description,
         milestoneIds: milestone_ids,
@@ -45,34 +45,34 @@ export function disputeHandlers(ctx: Context): Handlers<Operations> {
       return reply.code(201).send(view);
     },
 
-    getDispute: (request) => disputes.getDispute(ctx, principalOf(request).userId, request.params.id, request.query.evidence === 1),
+    getDispute: (request) => disputes.getDispute(ctx, actorOf(request), request.params.id, request.query.evidence === 1),
 
-    respondToDispute: (request) => disputes.respond(ctx, principalOf(request).userId, request.params.id, request.body.text),
+    respondToDispute: (request) => disputes.respond(ctx, actorOf(request), request.params.id, request.body.text),
 
     async addDisputeEvidence(request, reply) {
-      const view = await disputes.addTextEvidence(ctx, principalOf(request).userId, request.params.id, request.body.text);
+      const view = await disputes.addTextEvidence(ctx, actorOf(request), request.params.id, request.body.text);
       return reply.code(201).send(view);
     },
 
     async uploadDisputeEvidence(request, reply) {
       const file = uploadOf(request, 'file');
-      const view = await disputes.addFileEvidence(ctx, principalOf(request).userId, request.params.id, file.bytes);
+      const view = await disputes.addFileEvidence(ctx, actorOf(request), request.params.id, file.bytes);
       return reply.code(201).send(view);
     },
 
     async getDisputeEvidenceFile(request, reply) {
-      const { userId } = principalOf(request);
-      const file = await disputes.readEvidenceFile(ctx, userId, request.params.id, request.params.evidenceId);
+      const actor = actorOf(request);
+      const file = await disputes.readEvidenceFile(ctx, actor, request.params.id, request.params.evidenceId);
       return sendInertFile(reply, file);
     },
 
-    withdrawDispute: (request) => disputes.withdraw(ctx, principalOf(request).userId, request.params.id),
+    withdrawDispute: (request) => disputes.withdraw(ctx, actorOf(request), request.params.id),
 
-    requestDisputeRecommendation: (request) => recommend(ctx, principalOf(request).userId, request.params.id),
+    requestDisputeRecommendation: (request) => recommend(ctx, actorOf(request), request.params.id),
 
     acceptDisputeOutcome: (request) => {
       const body = request.body;
-      return resolution.accept(ctx, principalOf(request).userId, request.params.id, {
+      return resolution.accept(ctx, actorOf(request), request.params.id, {
         outcome: body.outcome,
         workerSharePercent: 'worker_share_percent' in body ? body.worker_share_percent : null,
       });

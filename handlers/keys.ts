@@ -2,7 +2,7 @@
 // src/services/api-keys.ts.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf, principalOf } from '../src/auth/authenticate.ts';
 import { issueApiKey, listUserApiKeys, revokeUserApiKey, rotateUserApiKey } from '../src/services/api-keys.ts';
 import { presentApiKey } from '../src/presenters/api-keys.ts';
 import { ApiError } from '../src/errors.ts';
@@ -20,22 +20,22 @@ export function keyHandlers(ctx: Context): Handlers<KeyOperations> {
 
     async listApiKeys(request) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await listUserApiKeys(ctx, principalOf(request).userId, { limit, beforeId: decodeCursor(request.query.cursor) });
+      const rows = await listUserApiKeys(ctx, actorOf(request), { limit, beforeId: decodeCursor(request.query.cursor) });
       return page(rows, limit, presentApiKey);
     },
 
     async createApiKey(request, reply) {
       const { name, hosted_agent_id } = request.body;
-      const key = await issueApiKey(ctx, principalOf(request).userId, { name, hostedAgentId: hosted_agent_id ?? null });
+      const key = await issueApiKey(ctx, actorOf(request), { name, hostedAgentId: hosted_agent_id ?? null });
       return reply.code(201).send({ ...presentApiKey(key.row), key: key.secret });
     },
 
     async revokeApiKey(request) {
-      return presentApiKey(await revokeUserApiKey(ctx, principalOf(request).userId, request.params.id));
+      return presentApiKey(await revokeUserApiKey(ctx, actorOf(request), request.params.id));
     },
 
     async rotateApiKey(request, reply) {
-      const key = await rotateUserApiKey(ctx, principalOf(request).userId, request.params.id);
+      const key = await rotateUserApiKey(ctx, actorOf(request), request.params.id);
       return reply.code(201).send({ ...presentApiKey(key.row), key: key.secret });
     },
   };

@@ -1,7 +1,7 @@
 // The built-in notification channels and the inbox. The rules live in src/services/notifications.ts.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT, decodeCursor, page } from '../src/http/pagination.ts';
 import * as notifications from '../src/services/notifications.ts';
 
@@ -16,15 +16,15 @@ export function notificationHandlers(
   | 'markAllInboxMessagesRead'
 > {
   return {
-    listNotificationChannels: (request) => notifications.listChannels(ctx, principalOf(request).userId),
+    listNotificationChannels: (request) => notifications.listChannels(ctx, actorOf(request)),
 
     updateNotificationChannel: (request) =>
-      notifications.updateChannel(ctx, principalOf(request).userId, request.params.channel, request.body.event_types),
+      notifications.updateChannel(ctx, actorOf(request), request.params.channel, request.body.event_types),
 
     async listInboxMessages(request) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
-      const rows = await notifications.listMessages(ctx, principalOf(request).userId, {
+      const rows = await notifications.listMessages(ctx, actorOf(request), {
         limit,
         beforeId: decodeCursor(q.cursor),
         unread: q.unread === true,
@@ -32,10 +32,10 @@ export function notificationHandlers(
       return page(rows, limit, notifications.presentMessage);
     },
 
-    getInboxUnreadCount: (request) => notifications.unreadCount(ctx, principalOf(request).userId),
+    getInboxUnreadCount: (request) => notifications.unreadCount(ctx, actorOf(request)),
 
-    markInboxMessageRead: (request) => notifications.markRead(ctx, principalOf(request).userId, request.params.id),
+    markInboxMessageRead: (request) => notifications.markRead(ctx, actorOf(request), request.params.id),
 
-    markAllInboxMessagesRead: (request) => notifications.markAllRead(ctx, principalOf(request).userId),
+    markAllInboxMessagesRead: (request) => notifications.markAllRead(ctx, actorOf(request)),
   };
 }

@@ -1,12 +1,12 @@
 // Profiles: the caller's own, and anyone's public one. The rules live in src/services/profiles.ts.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import * as profiles from '../src/services/profiles.ts';
 
 export function profileHandlers(ctx: Context): Handlers<'getMyProfile' | 'updateMyProfile' | 'getProfile'> {
   return {
-    getMyProfile: (request) => profiles.getMyProfile(ctx, principalOf(request).userId),
+    getMyProfile: (request) => profiles.getMyProfile(ctx, actorOf(request)),
 
     async updateMyProfile(request) {
       const body = request.body;
@@ -17,7 +17,7 @@ export function profileHandlers(ctx: Context): Handlers<'getMyProfile' | 'update
       if (body.portfolio_website_url !== undefined) patch.portfolioWebsiteUrl = body.portfolio_website_url;
       if (body.contact_details !== undefined) patch.contactDetails = body.contact_details;
       if (body.email !== undefined) patch.email = body.email;
-      return profiles.updateMyProfile(ctx, principalOf(request).userId, patch);
+      return profiles.updateMyProfile(ctx, actorOf(request), patch);
     },
 
     getProfile: (request) => profiles.getPublicProfile(ctx, request.params.userId),

@@ -2,18 +2,18 @@
 // src/services/resumes.ts; the file arrives read by src/http/uploads.ts.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { sendInertFile, uploadOf } from '../src/http/uploads.ts';
 import * as resumes from '../src/services/resumes.ts';
 
 export function resumeHandlers(ctx: Context): Handlers<'uploadResume' | 'deleteResume' | 'getResume'> {
   return {
-    uploadResume: (request) => resumes.uploadResume(ctx, principalOf(request).userId, uploadOf(request, 'resume').bytes),
+    uploadResume: (request) => resumes.uploadResume(ctx, actorOf(request), uploadOf(request, 'resume').bytes),
 
-    deleteResume: (request) => resumes.deleteResume(ctx, principalOf(request).userId),
+    deleteResume: (request) => resumes.deleteResume(ctx, actorOf(request)),
 
     async getResume(request, reply) {
-      const file = await resumes.readResume(ctx, request.principal?.userId ?? null, request.params.userId);
+      const file = await resumes.readResume(ctx, request.principal ? actorOf(request) : null, request.params.userId);
       return sendInertFile(reply, file);
     },
   };

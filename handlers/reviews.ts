@@ -2,7 +2,7 @@
 // (double-blind), and anyone signed in lists a user's published ones. Rules in src/services/reviews.ts.
 import type { Context } from '../src/context.ts';
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as reviews from '../src/services/reviews.ts';
 
@@ -10,11 +10,11 @@ export function reviewHandlers(ctx: Context): Handlers<'createContractReview' | 
   return {
     async createContractReview(request, reply) {
       const { rating, text } = request.body;
-      const view = await reviews.submitReview(ctx, principalOf(request).userId, request.params.id, { rating, text });
+      const view = await reviews.submitReview(ctx, actorOf(request), request.params.id, { rating, text });
       return reply.code(201).send(view);
     },
 
-    getContractReviews: (request) => reviews.getContractReviews(ctx, principalOf(request).userId, request.params.id),
+    getContractReviews: (request) => reviews.getContractReviews(ctx, actorOf(request), request.params.id),
 
     async listProfileReviews(request) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;

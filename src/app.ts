@@ -4,8 +4,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
-import { actingCredentialOfRequest, authenticateHook, sessionCookieName } from './auth/authenticate.ts';
-import { runActing } from './auth/acting.ts';
+import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks, withRequestTransaction } from './http/idempotency.ts';
 import { rateLimitCost, registerRateLimits } from './http/rate-limit.ts';
@@ -30,14 +29,6 @@ import { registerProviderWebhook } from './payments/webhook-route.ts';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 type Handler = Parameters<typeof withRequestTransaction>[0];
-
-/** Runs the handler with the request's credential acting, so the events it writes name the key (src/auth/acting.ts). */
-function withActingCredential(handler: Handler): Handler {
-  return (request, reply) => {
-    const credential = actingCredentialOfRequest(request);
-    return credential ? runActing(credential, () => handler(request, reply)) : handler(request, reply);
-  };
-}
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -120,7 +111,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         method: method as RouteOptions['method'],
         url,
         schema,
-        handler: withRequestTransaction(withActingCredential(handlers[operationId] as Handler)),
+        handler: withRequestTransaction(handlers[operationId] as Handler),
         config: {
           ...(op.operation['x-fastify-config'] ?? {}),
           operationId,
