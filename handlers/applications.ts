@@ -1,7 +1,7 @@
 // Applications: a worker applies, the client shortlists (also directly: an invitation) or
 // rejects, the worker withdraws. The rules live in src/services/applications.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import type { ApplicationStatus } from '../src/domain/application.ts';
 import * as applications from '../src/services/applications.ts';
@@ -30,7 +30,7 @@ export function applicationHandlers(): ApplicationHandlers {
   return {
     async applyToGig(request, reply, { ctx }) {
       const body = request.body ?? {};
-      const created = await applications.apply(ctx, principalOf(request).userId, request.params.id, {
+      const created = await applications.apply(ctx, actorOf(request), request.params.id, {
         message: body.message,
         proposedRateCents: body.proposed_rate_cents,
       });
@@ -39,34 +39,34 @@ export function applicationHandlers(): ApplicationHandlers {
     },
 
     async listGigApplications(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
+      const actor = actorOf(request);
       const q = pageOf(request.query);
-      const rows = await applications.listForGig(ctx, userId, request.params.id, q);
-      return page(rows, q.limit, (r) => presentApplication(r, userId));
+      const rows = await applications.listForGig(ctx, actor, request.params.id, q);
+      return page(rows, q.limit, (r) => presentApplication(r, actor.userId));
     },
 
     async shortlistWorker(request, reply, { ctx }) {
-      const result = await applications.shortlistWorker(ctx, principalOf(request).userId, request.params.id, request.body.worker_user_id);
+      const result = await applications.shortlistWorker(ctx, actorOf(request), request.params.id, request.body.worker_user_id);
       reply.code(result.created ? 201 : 200);
       return present(result);
     },
 
     async listMyApplications(request, _reply, { ctx }) {
       const q = pageOf(request.query);
-      const rows = await applications.listMine(ctx, principalOf(request).userId, q);
+      const rows = await applications.listMine(ctx, actorOf(request), q);
       return page(rows, q.limit, (r) => presentApplication(r, r.clientUserId));
     },
 
     async getApplication(request, _reply, { ctx }) {
-      const a = await applications.getApplication(ctx, principalOf(request).userId, request.params.id);
+      const a = await applications.getApplication(ctx, actorOf(request), request.params.id);
       return presentApplication(a, a.clientUserId);
     },
 
     shortlistApplication: async (request, _reply, { ctx }) =>
-      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'shortlist')),
+      present(await applications.changeStatus(ctx, actorOf(request), request.params.id, 'shortlist')),
     rejectApplication: async (request, _reply, { ctx }) =>
-      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'reject')),
+      present(await applications.changeStatus(ctx, actorOf(request), request.params.id, 'reject')),
     withdrawApplication: async (request, _reply, { ctx }) =>
-      present(await applications.changeStatus(ctx, principalOf(request).userId, request.params.id, 'withdraw')),
+      present(await applications.changeStatus(ctx, actorOf(request), request.params.id, 'withdraw')),
   };
 }

@@ -1,7 +1,7 @@
 // Contracts and their milestones: read, approve, revise, cancel, onboarding link, fund, release.
 // The rules live in src/services/contracts.ts and milestones.ts; these shape requests and responses.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as contracts from '../src/services/contracts.ts';
 import * as milestones from '../src/services/milestones.ts';
@@ -20,7 +20,7 @@ export function contractHandlers(): Handlers<
   return {
     async listContracts(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const { rows, present } = await contracts.listContracts(ctx, principalOf(request).userId, {
+      const { rows, present } = await contracts.listContracts(ctx, actorOf(request), {
         status: request.query.status,
         limit,
         beforeId: decodeCursor(request.query.cursor),
@@ -29,37 +29,37 @@ export function contractHandlers(): Handlers<
     },
 
     async getContract(request, _reply, { ctx }) {
-      return contracts.contractView(ctx, await contracts.getContract(ctx, principalOf(request).userId, request.params.id));
+      return contracts.contractView(ctx, await contracts.getContract(ctx, actorOf(request), request.params.id));
     },
 
     async approveContract(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      const { contract, connectUrl } = await contracts.approve(ctx, userId, request.params.id, {
+      const actor = actorOf(request);
+      const { contract, connectUrl } = await contracts.approve(ctx, actor, request.params.id, {
         revisionCount: request.body?.revision_count,
       });
       return { contract: await contracts.contractView(ctx, contract), connect_url: connectUrl };
     },
 
     async reviseContract(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      return contracts.contractView(ctx, await contracts.revise(ctx, userId, request.params.id, request.body.notes.trim()));
+      const actor = actorOf(request);
+      return contracts.contractView(ctx, await contracts.revise(ctx, actor, request.params.id, request.body.notes.trim()));
     },
 
     async cancelContract(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      return contracts.contractView(ctx, await contracts.cancel(ctx, userId, request.params.id));
+      const actor = actorOf(request);
+      return contracts.contractView(ctx, await contracts.cancel(ctx, actor, request.params.id));
     },
 
     async getConnectLink(request, _reply, { ctx }) {
-      const { url } = await contracts.connectLink(ctx, principalOf(request).userId, request.params.id);
+      const { url } = await contracts.connectLink(ctx, actorOf(request), request.params.id);
       return { connect_url: url, provider: ctx.payments.name };
     },
 
     async fundMilestone(request, _reply, op) {
-      const callerId = principalOf(request).userId;
-      const plan = await milestones.planFunding(op.ctx, callerId, request.params.id, request.params.milestoneId, op.outside);
+      const actor = actorOf(request);
+      const plan = await milestones.planFunding(op.ctx, actor, request.params.id, request.params.milestoneId, op.outside);
       return op.final(async (ctx) => {
-        const result = await milestones.fund(ctx, callerId, plan);
+        const result = await milestones.fund(ctx, actor, plan);
         const sandbox = ctx.payments.name === 'sandbox' ? ctx.payments : undefined;
         return {
           milestone: presentMilestone(result.milestone),
@@ -72,8 +72,8 @@ export function contractHandlers(): Handlers<
     },
 
     async releaseMilestone(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      const { milestone, contract } = await milestones.release(ctx, userId, request.params.id, request.params.milestoneId);
+      const actor = actorOf(request);
+      const { milestone, contract } = await milestones.release(ctx, actor, request.params.id, request.params.milestoneId);
       return { milestone: presentMilestone(milestone), contract: await contracts.contractView(ctx, contract) };
     },
   };

@@ -2,7 +2,7 @@
 // changes the caller's later results. The ranking lives in src/search, the rest in
 // src/services/discovery.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf, principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT } from '../src/http/pagination.ts';
 import { commaList } from '../src/http/comma-list.ts';
 import { searchGigs } from '../src/search/service.ts';
@@ -34,12 +34,12 @@ export function discoveryHandlers(): Handlers<'searchGigs' | 'recommendGigs' | '
 
     async recommendWorkers(request, _reply, { ctx }) {
       const q = request.query;
-      return recommendWorkersForGig(ctx, principalOf(request).userId, q.gig_id, { limit: q.limit ?? DEFAULT_LIMIT, cursor: q.cursor });
+      return recommendWorkersForGig(ctx, actorOf(request), q.gig_id, { limit: q.limit ?? DEFAULT_LIMIT, cursor: q.cursor });
     },
 
     async sendDiscoveryFeedback(request, _reply, { ctx }) {
       const { gig_id: gigId, signal, context } = request.body;
-      return sendFeedback(ctx, principalOf(request).userId, { gigId, signal, context: context ?? null });
+      return sendFeedback(ctx, actorOf(request), { gigId, signal, context: context ?? null });
     },
   };
 }

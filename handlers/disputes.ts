@@ -2,7 +2,7 @@
 // accept an outcome. The rules live in src/services/disputes.ts, dispute-recommendation.ts and
 // dispute-resolution.ts; files arrive read by src/http/uploads.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { sendInertFile, uploadOf } from '../src/http/uploads.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as disputes from '../src/services/disputes.ts';
@@ -25,7 +25,7 @@ export function disputeHandlers(): Handlers<Operations> {
   return {
     async listDisputes(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const { rows, present } = await disputes.listDisputes(ctx, principalOf(request).userId, {
+      const { rows, present } = await disputes.listDisputes(ctx, actorOf(request), {
         status: request.query.status,
         contractId: request.query.contract_id,
         limit,
@@ -36,7 +36,7 @@ export function disputeHandlers(): Handlers<Operations> {
 
     async createDispute(request, reply, { ctx }) {
       const { reason, description, milestone_ids } = request.body;
-      const view = await disputes.openDispute(ctx, principalOf(request).userId, request.params.id, {
+      const view = await disputes.openDispute(ctx, actorOf(request), request.params.id, {
         reason,
         description,
         milestoneIds: milestone_ids,
@@ -45,38 +45,36 @@ export function disputeHandlers(): Handlers<Operations> {
       return view;
     },
 
-    getDispute: (request, _reply, { ctx }) =>
-      disputes.getDispute(ctx, principalOf(request).userId, request.params.id, request.query.evidence === 1),
+    getDispute: (request, _reply, { ctx }) => disputes.getDispute(ctx, actorOf(request), request.params.id, request.query.evidence === 1),
 
-    respondToDispute: (request, _reply, { ctx }) =>
-      disputes.respond(ctx, principalOf(request).userId, request.params.id, request.body.text),
+    respondToDispute: (request, _reply, { ctx }) => disputes.respond(ctx, actorOf(request), request.params.id, request.body.text),
 
     async addDisputeEvidence(request, reply, { ctx }) {
-      const view = await disputes.addTextEvidence(ctx, principalOf(request).userId, request.params.id, request.body.text);
+      const view = await disputes.addTextEvidence(ctx, actorOf(request), request.params.id, request.body.text);
       reply.code(201);
       return view;
     },
 
     async uploadDisputeEvidence(request, reply, { ctx }) {
       const file = uploadOf(request, 'file');
-      const view = await disputes.addFileEvidence(ctx, principalOf(request).userId, request.params.id, file.bytes);
+      const view = await disputes.addFileEvidence(ctx, actorOf(request), request.params.id, file.bytes);
       reply.code(201);
       return view;
     },
 
     async getDisputeEvidenceFile(request, reply, { ctx }) {
-      const { userId } = principalOf(request);
-      const file = await disputes.readEvidenceFile(ctx, userId, request.params.id, request.params.evidenceId);
+      const actor = actorOf(request);
+      const file = await disputes.readEvidenceFile(ctx, actor, request.params.id, request.params.evidenceId);
       return sendInertFile(reply, file);
     },
 
-    withdrawDispute: (request, _reply, { ctx }) => disputes.withdraw(ctx, principalOf(request).userId, request.params.id),
+    withdrawDispute: (request, _reply, { ctx }) => disputes.withdraw(ctx, actorOf(request), request.params.id),
 
-    requestDisputeRecommendation: (request, _reply, { ctx }) => recommend(ctx, principalOf(request).userId, request.params.id),
+    requestDisputeRecommendation: (request, _reply, { ctx }) => recommend(ctx, actorOf(request), request.params.id),
 
     acceptDisputeOutcome: (request, _reply, { ctx }) => {
       const body = request.body;
-      return resolution.accept(ctx, principalOf(request).userId, request.params.id, {
+      return resolution.accept(ctx, actorOf(request), request.params.id, {
         outcome: body.outcome,
         workerSharePercent: 'worker_share_percent' in body ? body.worker_share_percent : null,
       });

@@ -1,6 +1,6 @@
 // The event feed. The rules live in src/services/event-feed.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT, decodePosition, page } from '../src/http/pagination.ts';
 import { validationFailed } from '../src/errors.ts';
 import { commaList } from '../src/http/comma-list.ts';
@@ -29,7 +29,7 @@ export function eventHandlers(): Handlers<'listEvents'> {
       const limit = q.limit ?? DEFAULT_LIMIT;
       if (q.after !== undefined && q.cursor !== undefined) throw validationFailed('query.cursor', 'give either after or cursor, not both');
       const position = decodePosition(q.cursor) ?? (q.after !== undefined ? { afterId: q.after } : undefined);
-      const rows = await listEvents(ctx, principalOf(request).userId, {
+      const rows = await listEvents(ctx, actorOf(request), {
         limit,
         ...position,
         types: typesOf(q.type),

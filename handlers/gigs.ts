@@ -1,7 +1,7 @@
 // Gigs: publish, read, list, update (fields and lifecycle), delete. The rules live in
 // src/services/gigs.ts; these map the API's fields to the service's and back.
 import type { Handlers, RequestOf } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as gigs from '../src/services/gigs.ts';
 import { presentGig } from '../src/presenters/gigs.ts';
@@ -27,7 +27,7 @@ export function gigHandlers(): Handlers<'createGig' | 'getGig' | 'listGigs' | 'u
   return {
     async createGig(request, reply, { ctx }) {
       const b = request.body;
-      const gig = await gigs.createGig(ctx, principalOf(request).userId, {
+      const gig = await gigs.createGig(ctx, actorOf(request), {
         title: b.title,
         description: b.description,
         scope: b.scope,
@@ -44,13 +44,13 @@ export function gigHandlers(): Handlers<'createGig' | 'getGig' | 'listGigs' | 'u
     },
 
     async getGig(request, _reply, { ctx }) {
-      return presentGig(await gigs.getGig(ctx, principalOf(request).userId, request.params.id));
+      return presentGig(await gigs.getGig(ctx, actorOf(request), request.params.id));
     },
 
     async listGigs(request, _reply, { ctx }) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
-      const rows = await gigs.listGigs(ctx, principalOf(request).userId, {
+      const rows = await gigs.listGigs(ctx, actorOf(request), {
         mine: q.owner === 'me',
         status: q.status,
         limit,
@@ -60,12 +60,12 @@ export function gigHandlers(): Handlers<'createGig' | 'getGig' | 'listGigs' | 'u
     },
 
     async updateGig(request, _reply, { ctx }) {
-      const gig = await gigs.updateGig(ctx, principalOf(request).userId, request.params.id, fieldsOf(request.body), request.body.status);
+      const gig = await gigs.updateGig(ctx, actorOf(request), request.params.id, fieldsOf(request.body), request.body.status);
       return presentGig(gig);
     },
 
     async deleteGig(request, reply, { ctx }) {
-      await gigs.deleteGig(ctx, principalOf(request).userId, request.params.id);
+      await gigs.deleteGig(ctx, actorOf(request), request.params.id);
       return reply.code(204).send();
     },
   };

@@ -1,7 +1,7 @@
 // API keys: verify (by the key itself), list, create, revoke, rotate. The rules live in
 // src/services/api-keys.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf, principalOf } from '../src/auth/authenticate.ts';
 import { issueApiKey, listUserApiKeys, revokeUserApiKey, rotateUserApiKey } from '../src/services/api-keys.ts';
 import { presentApiKey } from '../src/presenters/api-keys.ts';
 import { ApiError } from '../src/errors.ts';
@@ -19,23 +19,23 @@ export function keyHandlers(): Handlers<KeyOperations> {
 
     async listApiKeys(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await listUserApiKeys(ctx, principalOf(request).userId, { limit, beforeId: decodeCursor(request.query.cursor) });
+      const rows = await listUserApiKeys(ctx, actorOf(request), { limit, beforeId: decodeCursor(request.query.cursor) });
       return page(rows, limit, presentApiKey);
     },
 
     async createApiKey(request, reply, { ctx }) {
       const { name, hosted_agent_id } = request.body;
-      const key = await issueApiKey(ctx, principalOf(request).userId, { name, hostedAgentId: hosted_agent_id ?? null });
+      const key = await issueApiKey(ctx, actorOf(request), { name, hostedAgentId: hosted_agent_id ?? null });
       reply.code(201);
       return newKeyView(key);
     },
 
     async revokeApiKey(request, _reply, { ctx }) {
-      return presentApiKey(await revokeUserApiKey(ctx, principalOf(request).userId, request.params.id));
+      return presentApiKey(await revokeUserApiKey(ctx, actorOf(request), request.params.id));
     },
 
     async rotateApiKey(request, reply, { ctx }) {
-      const key = await rotateUserApiKey(ctx, principalOf(request).userId, request.params.id);
+      const key = await rotateUserApiKey(ctx, actorOf(request), request.params.id);
       reply.code(201);
       return newKeyView(key);
     },

@@ -1,7 +1,7 @@
 // Negotiations: start (with or without a first round), rounds, agree, cancel, contact share.
 // The rules live in src/services/negotiations.ts; these shape requests and responses.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as negotiations from '../src/services/negotiations.ts';
 import { contractView } from '../src/services/contracts.ts';
@@ -36,7 +36,7 @@ export function negotiationHandlers(): Handlers<
     async listNegotiations(request, _reply, { ctx }) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
-      const { rows, present } = await negotiations.listNegotiations(ctx, principalOf(request).userId, {
+      const { rows, present } = await negotiations.listNegotiations(ctx, actorOf(request), {
         status: q.status,
         gigId: q.gig_id,
         limit,
@@ -46,51 +46,51 @@ export function negotiationHandlers(): Handlers<
     },
 
     async createNegotiation(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      const negotiation = await negotiations.startNegotiation(ctx, userId, {
+      const actor = actorOf(request);
+      const negotiation = await negotiations.startNegotiation(ctx, actor, {
         gigId: request.body.gig_id,
         workerUserId: request.body.worker_user_id,
       });
-      return negotiations.negotiationView(ctx, userId, negotiation);
+      return negotiations.negotiationView(ctx, actor, negotiation);
     },
 
     async negotiate(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
+      const actor = actorOf(request);
       const { gig_id, worker_user_id, ...terms } = request.body;
-      const negotiation = await negotiations.startNegotiation(ctx, userId, {
+      const negotiation = await negotiations.startNegotiation(ctx, actor, {
         gigId: gig_id,
         workerUserId: worker_user_id,
         firstRound: termsOf(terms),
       });
-      return negotiations.negotiationView(ctx, userId, negotiation);
+      return negotiations.negotiationView(ctx, actor, negotiation);
     },
 
     async getNegotiation(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      return negotiations.negotiationView(ctx, userId, await negotiations.getNegotiation(ctx, userId, request.params.id));
+      const actor = actorOf(request);
+      return negotiations.negotiationView(ctx, actor, await negotiations.getNegotiation(ctx, actor, request.params.id));
     },
 
     async proposeRound(request, reply, { ctx }) {
-      const { userId } = principalOf(request);
-      const { negotiation } = await negotiations.proposeRound(ctx, userId, request.params.id, termsOf(request.body));
+      const actor = actorOf(request);
+      const { negotiation } = await negotiations.proposeRound(ctx, actor, request.params.id, termsOf(request.body));
       reply.code(201);
-      return await negotiations.negotiationView(ctx, userId, negotiation);
+      return await negotiations.negotiationView(ctx, actor, negotiation);
     },
 
     async agreeNegotiation(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      const { negotiation, contract } = await negotiations.agree(ctx, userId, request.params.id);
-      return { negotiation: await negotiations.negotiationView(ctx, userId, negotiation), contract: await contractView(ctx, contract) };
+      const actor = actorOf(request);
+      const { negotiation, contract } = await negotiations.agree(ctx, actor, request.params.id);
+      return { negotiation: await negotiations.negotiationView(ctx, actor, negotiation), contract: await contractView(ctx, contract) };
     },
 
     async cancelNegotiation(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      return negotiations.negotiationView(ctx, userId, await negotiations.cancelNegotiation(ctx, userId, request.params.id));
+      const actor = actorOf(request);
+      return negotiations.negotiationView(ctx, actor, await negotiations.cancelNegotiation(ctx, actor, request.params.id));
     },
 
     async shareContact(request, _reply, { ctx }) {
-      const { userId } = principalOf(request);
-      return negotiations.negotiationView(ctx, userId, await negotiations.shareContact(ctx, userId, request.params.id));
+      const actor = actorOf(request);
+      return negotiations.negotiationView(ctx, actor, await negotiations.shareContact(ctx, actor, request.params.id));
     },
   };
 }

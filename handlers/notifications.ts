@@ -1,6 +1,6 @@
 // The built-in notification channels and the inbox. The rules live in src/services/notifications.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT, decodeCursor, page } from '../src/http/pagination.ts';
 import * as notifications from '../src/services/notifications.ts';
 
@@ -13,15 +13,15 @@ export function notificationHandlers(): Handlers<
   | 'markAllInboxMessagesRead'
 > {
   return {
-    listNotificationChannels: (request, _reply, { ctx }) => notifications.listChannels(ctx, principalOf(request).userId),
+    listNotificationChannels: (request, _reply, { ctx }) => notifications.listChannels(ctx, actorOf(request)),
 
     updateNotificationChannel: (request, _reply, { ctx }) =>
-      notifications.updateChannel(ctx, principalOf(request).userId, request.params.channel, request.body.event_types),
+      notifications.updateChannel(ctx, actorOf(request), request.params.channel, request.body.event_types),
 
     async listInboxMessages(request, _reply, { ctx }) {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;
-      const rows = await notifications.listMessages(ctx, principalOf(request).userId, {
+      const rows = await notifications.listMessages(ctx, actorOf(request), {
         limit,
         beforeId: decodeCursor(q.cursor),
         unread: q.unread === true,
@@ -29,10 +29,10 @@ export function notificationHandlers(): Handlers<
       return page(rows, limit, notifications.presentMessage);
     },
 
-    getInboxUnreadCount: (request, _reply, { ctx }) => notifications.unreadCount(ctx, principalOf(request).userId),
+    getInboxUnreadCount: (request, _reply, { ctx }) => notifications.unreadCount(ctx, actorOf(request)),
 
-    markInboxMessageRead: (request, _reply, { ctx }) => notifications.markRead(ctx, principalOf(request).userId, request.params.id),
+    markInboxMessageRead: (request, _reply, { ctx }) => notifications.markRead(ctx, actorOf(request), request.params.id),
 
-    markAllInboxMessagesRead: (request, _reply, { ctx }) => notifications.markAllRead(ctx, principalOf(request).userId),
+    markAllInboxMessagesRead: (request, _reply, { ctx }) => notifications.markAllRead(ctx, actorOf(request)),
   };
 }

@@ -1,11 +1,11 @@
 // Profiles: the caller's own, and anyone's public one. The rules live in src/services/profiles.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import * as profiles from '../src/services/profiles.ts';
 
 export function profileHandlers(): Handlers<'getMyProfile' | 'updateMyProfile' | 'getProfile'> {
   return {
-    getMyProfile: (request, _reply, { ctx }) => profiles.getMyProfile(ctx, principalOf(request).userId),
+    getMyProfile: (request, _reply, { ctx }) => profiles.getMyProfile(ctx, actorOf(request)),
 
     async updateMyProfile(request, _reply, { ctx }) {
       const body = request.body;
@@ -16,7 +16,7 @@ export function profileHandlers(): Handlers<'getMyProfile' | 'updateMyProfile' |
       if (body.portfolio_website_url !== undefined) patch.portfolioWebsiteUrl = body.portfolio_website_url;
       if (body.contact_details !== undefined) patch.contactDetails = body.contact_details;
       if (body.email !== undefined) patch.email = body.email;
-      return profiles.updateMyProfile(ctx, principalOf(request).userId, patch);
+      return profiles.updateMyProfile(ctx, actorOf(request), patch);
     },
 
     getProfile: (request, _reply, { ctx }) => profiles.getPublicProfile(ctx, request.params.userId),

@@ -1,7 +1,7 @@
 // Reviews: a party reviews the other party of a completed contract, sees the contract's reviews
 // (double-blind), and anyone signed in lists a user's published ones. Rules in src/services/reviews.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as reviews from '../src/services/reviews.ts';
 
@@ -9,12 +9,12 @@ export function reviewHandlers(): Handlers<'createContractReview' | 'getContract
   return {
     async createContractReview(request, reply, { ctx }) {
       const { rating, text } = request.body;
-      const view = await reviews.submitReview(ctx, principalOf(request).userId, request.params.id, { rating, text });
+      const view = await reviews.submitReview(ctx, actorOf(request), request.params.id, { rating, text });
       reply.code(201);
       return view;
     },
 
-    getContractReviews: (request, _reply, { ctx }) => reviews.getContractReviews(ctx, principalOf(request).userId, request.params.id),
+    getContractReviews: (request, _reply, { ctx }) => reviews.getContractReviews(ctx, actorOf(request), request.params.id),
 
     async listProfileReviews(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;

@@ -1,10 +1,10 @@
 // Vouches: the caller vouches for another user, for good. Rules in src/services/vouches.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import * as vouches from '../src/services/vouches.ts';
 
 export function vouchHandlers(): Handlers<'createVouch'> {
   return {
-    createVouch: (request, _reply, { ctx }) => vouches.vouch(ctx, principalOf(request).userId, request.body.vouched_user_id),
+    createVouch: (request, _reply, { ctx }) => vouches.vouch(ctx, actorOf(request), request.body.vouched_user_id),
   };
 }

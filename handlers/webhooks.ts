@@ -2,7 +2,7 @@
 // redeliver and replay. API keys and browser sessions may both manage them. The rules live in
 // src/services/webhooks.ts.
 import type { Handlers } from '../src/http/handler.ts';
-import { principalOf } from '../src/auth/authenticate.ts';
+import { actorOf } from '../src/auth/authenticate.ts';
 import * as webhooks from '../src/services/webhooks.ts';
 import { presentWebhookDelivery, presentWebhookEndpoint, presentWebhookEndpointWithSecret } from '../src/presenters/webhooks.ts';
 import { DEFAULT_LIMIT, decodeCursor, page } from '../src/http/pagination.ts';
@@ -23,7 +23,7 @@ export function webhookHandlers(): Handlers<WebhookOperations> {
   return {
     async listWebhookEndpoints(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await webhooks.listWebhookEndpoints(ctx, principalOf(request).userId, {
+      const rows = await webhooks.listWebhookEndpoints(ctx, actorOf(request), {
         limit,
         beforeId: decodeCursor(request.query.cursor),
       });
@@ -32,18 +32,18 @@ export function webhookHandlers(): Handlers<WebhookOperations> {
 
     async createWebhookEndpoint(request, reply, { ctx }) {
       const { url, description, event_types } = request.body;
-      const row = await webhooks.createWebhookEndpoint(ctx, principalOf(request).userId, { url, description, eventTypes: event_types });
+      const row = await webhooks.createWebhookEndpoint(ctx, actorOf(request), { url, description, eventTypes: event_types });
       reply.code(201);
       return presentWebhookEndpointWithSecret(row);
     },
 
     async getWebhookEndpoint(request, _reply, { ctx }) {
-      return presentWebhookEndpoint(await webhooks.getWebhookEndpoint(ctx, principalOf(request).userId, request.params.id));
+      return presentWebhookEndpoint(await webhooks.getWebhookEndpoint(ctx, actorOf(request), request.params.id));
     },
 
     async updateWebhookEndpoint(request, _reply, { ctx }) {
       const { url, description, event_types, enabled } = request.body;
-      const row = await webhooks.updateWebhookEndpoint(ctx, principalOf(request).userId, request.params.id, {
+      const row = await webhooks.updateWebhookEndpoint(ctx, actorOf(request), request.params.id, {
         url,
         description,
         eventTypes: event_types,
@@ -53,21 +53,21 @@ export function webhookHandlers(): Handlers<WebhookOperations> {
     },
 
     async deleteWebhookEndpoint(request, reply, { ctx }) {
-      await webhooks.deleteWebhookEndpoint(ctx, principalOf(request).userId, request.params.id);
+      await webhooks.deleteWebhookEndpoint(ctx, actorOf(request), request.params.id);
       return reply.code(204).send();
     },
 
     async rotateWebhookSecret(request, _reply, { ctx }) {
-      return presentWebhookEndpointWithSecret(await webhooks.rotateWebhookSecret(ctx, principalOf(request).userId, request.params.id));
+      return presentWebhookEndpointWithSecret(await webhooks.rotateWebhookSecret(ctx, actorOf(request), request.params.id));
     },
 
     async testWebhookEndpoint(request, _reply, { ctx }) {
-      return presentWebhookDelivery(await webhooks.sendTestDelivery(ctx, principalOf(request).userId, request.params.id));
+      return presentWebhookDelivery(await webhooks.sendTestDelivery(ctx, actorOf(request), request.params.id));
     },
 
     async listWebhookDeliveries(request, _reply, { ctx }) {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await webhooks.listWebhookDeliveries(ctx, principalOf(request).userId, request.params.id, {
+      const rows = await webhooks.listWebhookDeliveries(ctx, actorOf(request), request.params.id, {
         limit,
         beforeId: decodeCursor(request.query.cursor),
       });
@@ -75,14 +75,14 @@ export function webhookHandlers(): Handlers<WebhookOperations> {
     },
 
     async redeliverWebhook(request, reply, { ctx }) {
-      const queued = await webhooks.redeliver(ctx, principalOf(request).userId, request.params.id, request.params.deliveryId);
+      const queued = await webhooks.redeliver(ctx, actorOf(request), request.params.id, request.params.deliveryId);
       reply.code(202);
       return queued;
     },
 
     async replayWebhookDeliveries(request, reply, { ctx }) {
       const since = new Date(request.body.since);
-      const queued = await webhooks.replayFailed(ctx, principalOf(request).userId, request.params.id, since);
+      const queued = await webhooks.replayFailed(ctx, actorOf(request), request.params.id, since);
       reply.code(202);
       return queued;
     },

@@ -5,8 +5,7 @@ import cookie from '@fastify/cookie';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
 import type { Operation } from './http/operation.ts';
-import { actingCredentialOfRequest, authenticateHook, sessionCookieName } from './auth/authenticate.ts';
-import { runActing } from './auth/acting.ts';
+import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks } from './http/idempotency.ts';
 import { finalPhaseOperation, operationOf } from './http/operation.ts';
@@ -43,14 +42,6 @@ function operationHandler(ctx: Context, handler: Handler, outsideCalls: boolean)
     const op = operationOf(ctx, request, reply);
     if (!request.idempotency || outsideCalls) return handler(request, reply, op);
     return op.final((inTransaction) => handler(request, reply, finalPhaseOperation(inTransaction)) as Promise<unknown>);
-  };
-}
-
-/** Runs the handler with the request's credential acting, so the events it writes name the key (src/auth/acting.ts). */
-function withActingCredential(handler: Handler): Handler {
-  return (request, reply, op) => {
-    const credential = actingCredentialOfRequest(request);
-    return credential ? runActing(credential, () => handler(request, reply, op)) : handler(request, reply, op);
   };
 }
 
@@ -134,11 +125,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         method: method as RouteOptions['method'],
         url,
         schema,
-        handler: operationHandler(
-          ctx,
-          withActingCredential(handlers[operationId] as Handler),
-          op.operation['x-fastify-config']?.outsideCalls === true,
-        ),
+        handler: operationHandler(ctx, handlers[operationId] as Handler, op.operation['x-fastify-config']?.outsideCalls === true),
         config: {
           ...(op.operation['x-fastify-config'] ?? {}),
           operationId,

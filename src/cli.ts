@@ -3,6 +3,7 @@
 // the first `npm start`. Only the result goes to stdout; messages go to stderr.
 // Exit codes: 0 done, 1 failed (e.g. unknown user, database in use), 2 usage error.
 import { parseArgs } from 'node:util';
+import { userActor } from './actor.ts';
 import { loadConfig } from './config.ts';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { getUser, listUsers } from '../db/repositories/users.ts';
@@ -191,7 +192,7 @@ function prepare(command: string, args: string[], options: Options): Action {
         throw new UsageError('--agent must match ^[A-Za-z0-9_.:-]{1,128}$');
       return async ({ db }) => {
         if (!(await getUser(db, id))) throw new Failure(`no user with id ${id}`);
-        const key = await issueApiKey({ db }, id, { name, hostedAgentId: options.agent ?? null });
+        const key = await issueApiKey({ db }, userActor(id), { name, hostedAgentId: options.agent ?? null });
         if (options.json)
           return printJson({
             user_id: id,
@@ -211,7 +212,7 @@ function prepare(command: string, args: string[], options: Options): Action {
       return async ({ db }) => {
         let row;
         try {
-          row = await revokeUserApiKey({ db }, uid, kid);
+          row = await revokeUserApiKey({ db }, userActor(uid), kid);
         } catch (err) {
           if (err instanceof ApiError) throw new Failure(err.code === 'NOT_FOUND' ? `user ${uid} has no key ${kid}` : err.message);
           throw err;
@@ -314,7 +315,7 @@ function prepareCredits(args: string[], options: Options): Action {
     `user ${uid}: ${c.credits_balance} credits, ${c.subscription_tier} tier (${c.monthly_grant} a month; next grant ${c.next_grant_at})`;
   if (sub === 'show') {
     return withUser(async ({ db }) => {
-      const c = await getCredits({ db }, uid);
+      const c = await getCredits({ db }, userActor(uid));
       if (options.json) return printJson({ user_id: uid, ...c });
       print(describe(c));
     });

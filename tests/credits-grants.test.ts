@@ -14,6 +14,7 @@ import { CREDIT_GRANTS_QUEUE } from '../src/job-system/queues.ts';
 import { insertAccounts } from '../db/repositories/credits.ts';
 import { creditAccounts, creditEntries, creditTransactions, PLATFORM_ACCOUNT_ID, users } from '../db/schema.ts';
 import { newId } from '../src/ids.ts';
+import { userActor } from '../src/actor.ts';
 
 let server: TestServer;
 
@@ -34,7 +35,7 @@ const grants = async (userId: string) => (await ledgerOf(server, userId)).filter
 describe('the monthly grant', () => {
   it('is made once per account and period, however often the job runs, also at once', async () => {
     const free = await server.user('Free');
-    await getCredits(server, free.userId); // an account with this month's grant
+    await getCredits(server, userActor(free.userId)); // an account with this month's grant
     const pro = await server.user('Pro');
     await setTier(server, pro.userId, 'pro');
     const unused = await server.user('Unused'); // has never used credits: no account
@@ -66,7 +67,7 @@ describe('the monthly grant', () => {
 
   it('is not made to a deleted account, whose ledger stays', async () => {
     const gone = await server.user('Gone');
-    await getCredits(server, gone.userId); // an account with this month's grant
+    await getCredits(server, userActor(gone.userId)); // an account with this month's grant
     await server.db.update(users).set({ deletedAt: new Date() }).where(eq(users.id, gone.userId));
     await grantMonthlyCredits(server, monthAhead(3));
     expect((await grants(gone.userId)).map((g) => g.referenceId)).toEqual([grantPeriod(new Date())]);
@@ -74,7 +75,7 @@ describe('the monthly grant', () => {
 
   it('of two runs at once for a new period, grants each account once', async () => {
     const users = await Promise.all(['One', 'Two', 'Three'].map((n) => server.user(n)));
-    for (const u of users) await getCredits(server, u.userId);
+    for (const u of users) await getCredits(server, userActor(u.userId));
     const later = monthAhead(2);
     const [a, b] = await Promise.all([grantMonthlyCredits(server, later, 2), grantMonthlyCredits(server, later, 2)]);
     expect(a + b).toBeGreaterThanOrEqual(3);
@@ -89,7 +90,7 @@ describe('the monthly grant', () => {
     // must not wait for the deduction's lock in turn: `for no key update` (with `for update`,
     // Postgres finds a deadlock here and aborts one of them).
     const user = await server.user('Busy');
-    await getCredits(server, user.userId);
+    await getCredits(server, userActor(user.userId));
     const [account] = await server.db.select().from(creditAccounts).where(eq(creditAccounts.userId, user.userId));
     const turn = monthAhead(5);
     let written!: () => void;
@@ -117,18 +118,18 @@ describe('the monthly grant', () => {
 
   it('comes with the first use of credits in a month the job has not reached yet', async () => {
     const user = await server.user('Early');
-    await getCredits(server, user.userId);
+    await getCredits(server, userActor(user.userId));
     const next = monthAhead(3);
     // The job has not run for that month: the first use makes the grant, the job then finds it made.
-    expect((await getCredits(server, user.userId, next)).credits_balance).toBe(40);
-    expect((await getCredits(server, user.userId, next)).credits_balance).toBe(40);
+    expect((await getCredits(server, userActor(user.userId), next)).credits_balance).toBe(40);
+    expect((await getCredits(server, userActor(user.userId), next)).credits_balance).toBe(40);
     await grantMonthlyCredits(server, next);
     expect((await grants(user.userId)).map((g) => g.referenceId)).toEqual([grantPeriod(new Date()), grantPeriod(next)]);
   });
 
   it("applies a new tier from the next grant, not this month's", async () => {
     const user = await server.user('Upgrader');
-    await getCredits(server, user.userId);
+    await getCredits(server, userActor(user.userId));
     expect(await setTier(server, user.userId, 'team')).toMatchObject({
       credits_balance: 20,
       subscription_tier: 'team',

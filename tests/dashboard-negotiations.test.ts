@@ -23,6 +23,7 @@ import {
 import { type Milestone, negotiation as startNegotiation } from './helpers/lifecycle.ts';
 import type { ApiClient } from './helpers/server.ts';
 import { issueApiKey } from '../src/services/api-keys.ts';
+import { userActor } from '../src/actor.ts';
 
 let dashboard: Dashboard;
 let page: Page;
@@ -63,7 +64,7 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: negotiations and
     // The worker's owner gives their agent a key bound to a hosted agent of their own (in their
     // browser; keys are made with a session only, so here by the service that route calls).
     const workerUser = await server.user('Walter Worker');
-    const workerKey = await issueApiKey({ db: server.db }, workerUser.userId, { name: 'worker bot', hostedAgentId: 'agent-9' });
+    const workerKey = await issueApiKey({ db: server.db }, userActor(workerUser.userId), { name: 'worker bot', hostedAgentId: 'agent-9' });
     worker = { userId: workerUser.userId, apiKey: workerKey.secret, apiKeyId: workerKey.row.id, api: server.client(workerKey.secret) };
 
     // Round 1, the client's agent: $80/h, 10 h, two milestones. Round 2, the worker's agent:

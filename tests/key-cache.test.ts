@@ -9,6 +9,7 @@ import { apiKeys } from '../db/schema.ts';
 import { revokeUserApiKey } from '../src/services/api-keys.ts';
 import { ApiKeyCache } from '../src/auth/key-cache.ts';
 import { sha256 } from '../src/auth/secrets.ts';
+import { userActor } from '../src/actor.ts';
 
 const onServer = Boolean(process.env.DATABASE_URL);
 let server: TestServer;
@@ -49,7 +50,7 @@ describe('the API-key cache', () => {
     // database, revoking without telling this server's cache: only the notification can.
     const other: Database | undefined = onServer ? await openDatabase({ databaseUrl: server.config.databaseUrl, max: 1 }) : undefined;
     try {
-      await revokeUserApiKey({ db: other?.db ?? server.db }, agent.userId, agent.apiKeyId);
+      await revokeUserApiKey({ db: other?.db ?? server.db }, userActor(agent.userId), agent.apiKeyId);
     } finally {
       await other?.close();
     }
@@ -77,7 +78,7 @@ describe('the API-key cache', () => {
     expect(cache.size).toBeGreaterThan(0);
     const other = await openDatabase({ databaseUrl: server.config.databaseUrl, max: 1 });
     try {
-      await revokeUserApiKey({ db: other.db }, next.userId, next.apiKeyId);
+      await revokeUserApiKey({ db: other.db }, userActor(next.userId), next.apiKeyId);
     } finally {
       await other.close();
     }

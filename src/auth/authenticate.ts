@@ -7,7 +7,7 @@ import { findLiveSession } from '../../db/repositories/sessions.ts';
 import { ApiError, forbidden, unauthenticated } from '../errors.ts';
 import type { ApiKeyCache } from './key-cache.ts';
 import { looksLikeApiKey, sha256 } from './secrets.ts';
-import type { ActingCredential } from './acting.ts';
+import type { Actor } from '../actor.ts';
 
 /**
  * The session cookie's name. In production it is `__Host-gm_session`: browsers keep such a cookie
@@ -147,10 +147,12 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** The request's credential as the one acting in it (src/auth/acting.ts): the key, or null for a session. */
-export function actingCredentialOfRequest(request: FastifyRequest): ActingCredential | undefined {
-  const p = request.principal;
-  if (!p) return undefined;
+/**
+ * Who acts in an authenticated operation, handed to the services (src/actor.ts): the user, with the
+ * API key and its hosted agent when the request came with a key; a browser session acts without one.
+ */
+export function actorOf(request: FastifyRequest): Actor {
+  const p = principalOf(request);
   return p.kind === 'api_key'
     ? { userId: p.userId, apiKeyId: p.apiKeyId, hostedAgentId: p.hostedAgentId }
     : { userId: p.userId, apiKeyId: null, hostedAgentId: null };

@@ -3,6 +3,7 @@
 // not settled). Otherwise, in one transaction: what the user has open ends as the other parties
 // would see it end (each through its own service, so each writes its event), what is personal is
 // erased, and every key and session stops working. What others keep stays, under a placeholder name.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import * as account from '../../db/repositories/account.ts';
 import { revokeApiKey } from '../../db/repositories/api-keys.ts';
@@ -38,32 +39,32 @@ function blockedBy(contracts: { id: string; status: string; unsettled: boolean }
   );
 }
 
-export async function deleteAccount(ctx: Context, callerId: string, input: { confirm: string }): Promise<DeletionSummary> {
+export async function deleteAccount(ctx: Context, actor: Actor, input: { confirm: string }): Promise<DeletionSummary> {
   if (input.confirm !== DELETION_CONFIRMATION) throw validationFailed('body.confirm', `must be exactly "${DELETION_CONFIRMATION}"`);
   let revokedKeys: string[] = [];
   const summary = await ctx.db.transaction(async (tx) => {
     // The services below are handed this transaction, where their own transactions become
     // savepoints, so the deletion happens whole or not at all.
     const inTx = { ...ctx, db: tx };
-    if (!(await account.lockUser(tx, callerId))) throw gone();
-    const blocking = await account.unsettledContracts(tx, callerId);
+    if (!(await account.lockUser(tx, actor.userId))) throw gone();
+    const blocking = await account.unsettledContracts(tx, actor.userId);
     if (blocking.length) throw blockedBy(blocking);
 
-    const contracts = await account.pendingContractIds(tx, callerId);
-    for (const id of contracts) await cancelContract(inTx, callerId, id);
-    const negotiations = await account.openNegotiationIds(tx, callerId);
-    for (const id of negotiations) await cancelNegotiation(inTx, callerId, id);
-    const applications = await account.pendingApplicationIds(tx, callerId);
-    for (const id of applications) await changeStatus(inTx, callerId, id, 'withdraw');
-    const gigs = await account.openGigIds(tx, callerId);
-    for (const id of gigs) await updateGig(inTx, callerId, id, {}, 'closed');
-    await deleteResume(inTx, callerId);
+    const contracts = await account.pendingContractIds(tx, actor.userId);
+    for (const id of contracts) await cancelContract(inTx, actor, id);
+    const negotiations = await account.openNegotiationIds(tx, actor.userId);
+    for (const id of negotiations) await cancelNegotiation(inTx, actor, id);
+    const applications = await account.pendingApplicationIds(tx, actor.userId);
+    for (const id of applications) await changeStatus(inTx, actor, id, 'withdraw');
+    const gigs = await account.openGigIds(tx, actor.userId);
+    for (const id of gigs) await updateGig(inTx, actor, id, {}, 'closed');
+    await deleteResume(inTx, actor);
 
-    revokedKeys = await account.activeKeyIds(tx, callerId);
-    for (const id of revokedKeys) await revokeApiKey(tx, callerId, id);
-    await account.revokeAllSessions(tx, callerId);
-    await account.deletePrivateRows(tx, callerId);
-    await account.anonymize(tx, callerId, DELETED_USER_NAME);
+    revokedKeys = await account.activeKeyIds(tx, actor.userId);
+    for (const id of revokedKeys) await revokeApiKey(tx, actor.userId, id);
+    await account.revokeAllSessions(tx, actor.userId);
+    await account.deletePrivateRows(tx, actor.userId);
+    await account.anonymize(tx, actor.userId, DELETED_USER_NAME);
     return {
       gigs_closed: gigs.length,
       applications_withdrawn: applications.length,

@@ -1,6 +1,7 @@
 // API keys and the users the operator CLI makes: issuing, listing, revoking and rotating keys, each
 // change with its event in the same transaction. The HTTP handlers and the operator CLI both go
 // through here, so the rules live in one place. Secrets are made here and only their hash is stored.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import { getApiKey, insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../../db/repositories/api-keys.ts';
 import { insertUser } from '../../db/repositories/users.ts';
@@ -28,10 +29,10 @@ async function storeNewKey(tx: Executor, userId: string, input: { id?: string; n
 }
 
 /** Creates a key for the user; returns the row and the secret. */
-export async function issueApiKey(ctx: Db, userId: string, input: { name: string; hostedAgentId?: string | null }) {
+export async function issueApiKey(ctx: Db, actor: Actor, input: { name: string; hostedAgentId?: string | null }) {
   return ctx.db.transaction(async (tx) => {
-    const key = await storeNewKey(tx, userId, { name: input.name.trim(), hostedAgentId: input.hostedAgentId });
-    await apiKeyEvent(tx, 'api_key.created', key.row, userId);
+    const key = await storeNewKey(tx, actor.userId, { name: input.name.trim(), hostedAgentId: input.hostedAgentId });
+    await apiKeyEvent(tx, 'api_key.created', key.row, actor);
     return key;
   });
 }
@@ -47,20 +48,20 @@ export async function createUserWithKey(ctx: Db, displayName: string, keyName = 
 }
 
 /** The user's keys, newest first (limit + 1 rows, for paging). */
-export function listUserApiKeys(ctx: Db, userId: string, page: { limit: number; beforeId?: string }): Promise<ApiKeyRow[]> {
-  return listApiKeys(ctx.db, userId, page);
+export function listUserApiKeys(ctx: Db, actor: Actor, page: { limit: number; beforeId?: string }): Promise<ApiKeyRow[]> {
+  return listApiKeys(ctx.db, actor.userId, page);
 }
 
 /** The user's key, or NOT_FOUND. */
-export async function getUserApiKey(ctx: Db, userId: string, id: string): Promise<ApiKeyRow> {
-  const row = await getApiKey(ctx.db, userId, id);
+export async function getUserApiKey(ctx: Db, actor: Actor, id: string): Promise<ApiKeyRow> {
+  const row = await getApiKey(ctx.db, actor.userId, id);
   if (!row) throw notFound('API key');
   return row;
 }
 
 /** Why a conditional update on the user's key matched nothing: not theirs (404) or already revoked (409). */
-async function explainMiss(ctx: Db, userId: string, id: string): Promise<never> {
-  await getUserApiKey(ctx, userId, id);
+async function explainMiss(ctx: Db, actor: Actor, id: string): Promise<never> {
+  await getUserApiKey(ctx, actor, id);
   throw new ApiError('INVALID_STATE', 'the API key is already revoked');
 }
 
@@ -68,29 +69,29 @@ async function explainMiss(ctx: Db, userId: string, id: string): Promise<never> 
  * Revokes the user's key. Other processes hear of it from revokeApiKey's notification; this
  * process's cache forgets it before the caller answers, so the next request fails.
  */
-export async function revokeUserApiKey(ctx: WithKeyCache, userId: string, id: string): Promise<ApiKeyRow> {
+export async function revokeUserApiKey(ctx: WithKeyCache, actor: Actor, id: string): Promise<ApiKeyRow> {
   const revoked = await ctx.db.transaction(async (tx) => {
-    const row = await revokeApiKey(tx, userId, id);
-    if (row) await apiKeyEvent(tx, 'api_key.revoked', row, userId);
+    const row = await revokeApiKey(tx, actor.userId, id);
+    if (row) await apiKeyEvent(tx, 'api_key.revoked', row, actor);
     return row;
   });
   ctx.apiKeys?.forget(id);
-  return revoked ?? explainMiss(ctx, userId, id);
+  return revoked ?? explainMiss(ctx, actor, id);
 }
 
 /**
  * Replaces an active key with a new one of the same name and agent. The old key is revoked by a
  * conditional update first, so of two concurrent rotations exactly one succeeds.
  */
-export async function rotateUserApiKey(ctx: WithKeyCache, userId: string, id: string) {
+export async function rotateUserApiKey(ctx: WithKeyCache, actor: Actor, id: string) {
   const rotated = await ctx.db.transaction(async (tx) => {
     const replacementId = newId();
-    const old = await revokeApiKey(tx, userId, id, replacementId);
+    const old = await revokeApiKey(tx, actor.userId, id, replacementId);
     if (!old) return undefined;
-    const key = await storeNewKey(tx, userId, { id: replacementId, name: old.name, hostedAgentId: old.hostedAgentId });
-    await apiKeyEvent(tx, 'api_key.rotated', old, userId);
+    const key = await storeNewKey(tx, actor.userId, { id: replacementId, name: old.name, hostedAgentId: old.hostedAgentId });
+    await apiKeyEvent(tx, 'api_key.rotated', old, actor);
     return key;
   });
   ctx.apiKeys?.forget(id);
-  return rotated ?? explainMiss(ctx, userId, id);
+  return rotated ?? explainMiss(ctx, actor, id);
 }

@@ -1,6 +1,7 @@
 // Applications: a worker applies, the client shortlists (also directly: an invitation) or rejects,
 // the worker withdraws. Every change writes its event in the same transaction; shortlisting costs
 // the client a match (src/services/credits.ts), charged in that transaction too.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import { ApiError, conflict, forbidden, notFound, validationFailed } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
@@ -36,50 +37,50 @@ export interface ApplicationWithClient {
  * Moves the application from the status the decision was made on to the transition's target. Of
  * two concurrent changes exactly one applies; the other finds the status changed and changes nothing.
  */
-async function applyTransition(tx: Executor, a: ApplicationRow, clientUserId: string, action: ApplicationAction, actorUserId: string) {
+async function applyTransition(tx: Executor, a: ApplicationRow, clientUserId: string, action: ApplicationAction, actor: Actor) {
   const t = transition(applicationTransitions, 'application', a.status, action);
   const updated = await setApplicationStatus(tx, a.id, a.status, t.to);
   if (!updated) {
     const now = await getApplicationStatus(tx, a.id);
     throw new ApiError('INVALID_STATE', `cannot ${action} an application that is ${now ?? 'gone'} (it changed while this request ran)`);
   }
-  await applicationEvent(tx, t.event, updated, clientUserId, actorUserId);
+  await applicationEvent(tx, t.event, updated, clientUserId, actor);
   return updated;
 }
 
 export async function apply(
   ctx: Db,
-  callerId: string,
+  actor: Actor,
   gigId: string,
   input: { message?: string; proposedRateCents?: number | null },
 ): Promise<ApplicationWithClient> {
   return ctx.db.transaction(async (tx) => {
-    const gig = await findVisibleGig(tx, callerId, gigId, 'share');
+    const gig = await findVisibleGig(tx, actor.userId, gigId, 'share');
     if (!gig) throw notFound('gig');
     if (gig.clientUserId === null) throw forbidden(`this gig comes from ${gig.source}; apply at its url`);
-    if (gig.clientUserId === callerId) throw forbidden('a client cannot apply to their own gig');
+    if (gig.clientUserId === actor.userId) throw forbidden('a client cannot apply to their own gig');
     assertAcceptsApplications(gig.status);
     const row = await insertApplication(tx, {
       id: newId(),
       gigId: gig.id,
-      workerUserId: callerId,
+      workerUserId: actor.userId,
       origin: 'application',
       status: 'submitted',
       message: input.message ?? '',
       proposedRateCents: input.proposedRateCents ?? null,
     });
     if (!row) throw conflict('you already have an application for this gig (or the client invited you)');
-    await applicationEvent(tx, 'application.submitted', row, gig.clientUserId, callerId);
+    await applicationEvent(tx, 'application.submitted', row, gig.clientUserId, actor);
     return { application: row, clientUserId: gig.clientUserId };
   });
 }
 
 /** The applications to the caller's gig, newest first (limit + 1 rows). */
-export async function listForGig(ctx: Db, callerId: string, gigId: string, page: ApplicationPage): Promise<ApplicationWithGig[]> {
-  const gig = await findVisibleGig(ctx.db, callerId, gigId);
+export async function listForGig(ctx: Db, actor: Actor, gigId: string, page: ApplicationPage): Promise<ApplicationWithGig[]> {
+  const gig = await findVisibleGig(ctx.db, actor.userId, gigId);
   if (!gig) throw notFound('gig');
-  if (!isClient(gig, callerId)) throw forbidden("only the gig's client can list its applications");
-  return listGigApplications(ctx.db, callerId, gig.id, page);
+  if (!isClient(gig, actor.userId)) throw forbidden("only the gig's client can list its applications");
+  return listGigApplications(ctx.db, actor.userId, gig.id, page);
 }
 
 /**
@@ -88,15 +89,15 @@ export async function listForGig(ctx: Db, callerId: string, gigId: string, page:
  */
 export async function shortlistWorker(
   ctx: Db,
-  callerId: string,
+  actor: Actor,
   gigId: string,
   workerId: string,
 ): Promise<ApplicationWithClient & { created: boolean }> {
   return ctx.db.transaction(async (tx) => {
-    const gig = await findVisibleGig(tx, callerId, gigId, 'share');
+    const gig = await findVisibleGig(tx, actor.userId, gigId, 'share');
     if (!gig) throw notFound('gig');
-    assertClientOf(gig, callerId, 'shortlist workers for this gig');
-    if (workerId === callerId) throw validationFailed('body.worker_user_id', "is the gig's client; a client cannot shortlist themself");
+    assertClientOf(gig, actor.userId, 'shortlist workers for this gig');
+    if (workerId === actor.userId) throw validationFailed('body.worker_user_id', "is the gig's client; a client cannot shortlist themself");
     if (!(await getUser(tx, workerId))) throw notFound(`user ${workerId}`);
     assertAllowsShortlisting(gig.status);
     const invited = await insertApplication(tx, {
@@ -107,25 +108,25 @@ export async function shortlistWorker(
       status: 'shortlisted',
     });
     if (invited) {
-      await chargeForMatch(tx, { clientUserId: callerId, applicationId: invited.id });
-      await applicationEvent(tx, 'application.shortlisted', invited, callerId, callerId);
-      return { application: invited, clientUserId: callerId, created: true };
+      await chargeForMatch(tx, { clientUserId: actor.userId, applicationId: invited.id });
+      await applicationEvent(tx, 'application.shortlisted', invited, actor.userId, actor);
+      return { application: invited, clientUserId: actor.userId, created: true };
     }
     const existing = (await findApplicationOfWorker(tx, gig.id, workerId))!;
-    const shortlisted = await applyTransition(tx, existing, callerId, 'shortlist', callerId);
-    await chargeForMatch(tx, { clientUserId: callerId, applicationId: shortlisted.id });
-    return { application: shortlisted, clientUserId: callerId, created: false };
+    const shortlisted = await applyTransition(tx, existing, actor.userId, 'shortlist', actor);
+    await chargeForMatch(tx, { clientUserId: actor.userId, applicationId: shortlisted.id });
+    return { application: shortlisted, clientUserId: actor.userId, created: false };
   });
 }
 
 /** The caller's own applications and invitations, newest first (limit + 1 rows). */
-export function listMine(ctx: Db, callerId: string, page: ApplicationPage): Promise<ApplicationWithGig[]> {
-  return listWorkerApplications(ctx.db, callerId, page);
+export function listMine(ctx: Db, actor: Actor, page: ApplicationPage): Promise<ApplicationWithGig[]> {
+  return listWorkerApplications(ctx.db, actor.userId, page);
 }
 
 /** The application if the caller is its worker or its gig's client, else NOT_FOUND. */
-export async function getApplication(ctx: Db, callerId: string, applicationId: string): Promise<ApplicationWithGig> {
-  const a = await findApplicationForParty(ctx.db, callerId, applicationId);
+export async function getApplication(ctx: Db, actor: Actor, applicationId: string): Promise<ApplicationWithGig> {
+  const a = await findApplicationForParty(ctx.db, actor.userId, applicationId);
   if (!a) throw notFound('application');
   return a;
 }
@@ -133,19 +134,19 @@ export async function getApplication(ctx: Db, callerId: string, applicationId: s
 /** shortlist, reject, withdraw: the same steps, by the party each action belongs to. */
 export async function changeStatus(
   ctx: Db,
-  callerId: string,
+  actor: Actor,
   applicationId: string,
   action: ApplicationAction,
 ): Promise<ApplicationWithClient> {
   return ctx.db.transaction(async (tx) => {
     // The gig's row is share-locked so that its status holds until this change commits.
-    const a = await findApplicationForParty(tx, callerId, applicationId, true);
+    const a = await findApplicationForParty(tx, actor.userId, applicationId, true);
     if (!a) throw notFound('application');
-    const role = a.workerUserId === callerId ? 'worker' : 'client';
+    const role = a.workerUserId === actor.userId ? 'worker' : 'client';
     if (role !== actorOf[action])
       throw forbidden(`only the ${actorOf[action] === 'client' ? "gig's client" : 'worker'} can ${action} an application`);
     if (action === 'shortlist') assertAllowsShortlisting(a.gigStatus);
-    const changed = await applyTransition(tx, a, a.clientUserId, action, callerId);
+    const changed = await applyTransition(tx, a, a.clientUserId, action, actor);
     // A match costs the client; too small a balance (402) rolls the shortlisting back.
     if (action === 'shortlist') await chargeForMatch(tx, { clientUserId: a.clientUserId, applicationId: a.id });
     return { application: changed, clientUserId: a.clientUserId };

@@ -1,4 +1,5 @@
 // Turning an agreed round into a contract: created the first time, updated after a revise.
+import type { Actor } from '../actor.ts';
 import type { EventType } from '../domain/events.ts';
 import type { Executor } from '../../db/client.ts';
 import { newId } from '../ids.ts';
@@ -15,7 +16,7 @@ export async function createOrUpdateContractFromRound(
   tx: Executor,
   negotiation: NegotiationRow,
   round: RoundRow,
-  actorUserId: string,
+  actor: Actor,
   approvalTtlMs: number,
 ) {
   const terms = {
@@ -54,6 +55,6 @@ export async function createOrUpdateContractFromRound(
     round.currency,
     round.milestones.map((m) => ({ ...m, id: newId() })),
   );
-  await contractEvent(tx, eventType, contract, actorUserId);
+  await contractEvent(tx, eventType, contract, actor);
   return contract;
 }

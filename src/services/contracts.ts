@@ -1,6 +1,7 @@
 // Contracts after agreement (docs/architecture.md §5): both owners approve, the worker passes KYC, the contract
 // becomes active. Each move locks the contract row, so concurrent approvals, revises and the
 // expiry job have exactly one outcome, and writes its event in the same transaction.
+import type { Actor } from '../actor.ts';
 import type { Executor } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { ContractRow } from '../../db/repositories/contracts.ts';
@@ -44,10 +45,10 @@ async function onboardingLink(ctx: Context, accountId: string, contractId: strin
  * still has to pass KYC. The link is the worker's alone (as GET connect-link is): whoever opens it
  * completes the worker's identity checks and names the bank account payouts go to.
  */
-export async function approve(ctx: Context, callerId: string, contractId: string, seen: { revisionCount?: number } = {}) {
-  const before = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
+export async function approve(ctx: Context, actor: Actor, contractId: string, seen: { revisionCount?: number } = {}) {
+  const before = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
   if (!before) throw notFound('contract');
-  const role = roleOf(before, callerId);
+  const role = roleOf(before, actor.userId);
   if (before.status === 'pending_owner_approval') requireSeenRevision(before, seen.revisionCount);
   // Provider work happens before anything is written, so a provider failure changes nothing.
   const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
@@ -66,7 +67,7 @@ export async function approve(ctx: Context, callerId: string, contractId: string
     // which takes a share lock on the negotiation; a revise holding the negotiation and waiting
     // for the contract would otherwise deadlock with us.
     await negotiationsRepo.lockNegotiation(tx, before.negotiationId);
-    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
+    const contract = await contractsRepo.lockContractForParty(tx, actor.userId, contractId);
     if (!contract) throw notFound('contract');
     const step = move(contract, 'approve');
     requireSeenRevision(contract, seen.revisionCount);
@@ -83,11 +84,11 @@ export async function approve(ctx: Context, callerId: string, contractId: string
       contract.id,
       role === 'client' ? { clientApprovedAt: new Date() } : { workerApprovedAt: new Date() },
     );
-    await contractEvent(tx, step.event, updated, callerId);
+    await contractEvent(tx, step.event, updated, actor);
     if (!updated.clientApprovedAt || !updated.workerApprovedAt) return { contract: updated, final: false, expired: false };
     const kyc = move(updated, 'complete_approval');
     updated = await contractsRepo.updateContract(tx, contract.id, { status: kyc.to });
-    await contractEvent(tx, kyc.event, updated, callerId);
+    await contractEvent(tx, kyc.event, updated, actor);
     if (account?.verifiedAt) {
       const active = move(updated, 'verify_worker');
       updated = await contractsRepo.updateContract(tx, contract.id, { status: active.to, activatedAt: new Date() });
@@ -126,9 +127,9 @@ async function linkAfterTheFact(ctx: Context, contract: ContractRow): Promise<st
 }
 
 /** A party sends the contract back to negotiation with notes; approvals are cleared. */
-export async function revise(ctx: Context, callerId: string, contractId: string, notes: string) {
+export async function revise(ctx: Context, actor: Actor, contractId: string, notes: string) {
   try {
-    return await reviseLocked(ctx, callerId, contractId, notes);
+    return await reviseLocked(ctx, actor, contractId, notes);
   } catch (err) {
     // Only a race can get here (starting a negotiation checks for a revisable contract first).
     if (isUniqueViolation(err, 'negotiations_open_key'))
@@ -141,17 +142,17 @@ export async function revise(ctx: Context, callerId: string, contractId: string,
  * Locks the contract's negotiation, then the contract: the order agree and cancelNegotiation use
  * too, so that concurrent moves on the pair queue up instead of deadlocking.
  */
-async function lockPair(tx: Executor, callerId: string, contractId: string) {
-  const found = await contractsRepo.getContractForParty(tx, callerId, contractId);
+async function lockPair(tx: Executor, actor: Actor, contractId: string) {
+  const found = await contractsRepo.getContractForParty(tx, actor.userId, contractId);
   if (!found) throw notFound('contract');
   const negotiation = (await negotiationsRepo.lockNegotiation(tx, found.negotiationId))!;
-  const contract = (await contractsRepo.lockContractForParty(tx, callerId, contractId))!;
+  const contract = (await contractsRepo.lockContractForParty(tx, actor.userId, contractId))!;
   return { negotiation, contract };
 }
 
-async function reviseLocked(ctx: Context, callerId: string, contractId: string, notes: string) {
+async function reviseLocked(ctx: Context, actor: Actor, contractId: string, notes: string) {
   return ctx.db.transaction(async (tx) => {
-    const { negotiation, contract } = await lockPair(tx, callerId, contractId);
+    const { negotiation, contract } = await lockPair(tx, actor, contractId);
     const step = move(contract, 'revise');
     const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
     if (milestones.some((m) => m.status !== 'pending'))
@@ -164,33 +165,33 @@ async function reviseLocked(ctx: Context, callerId: string, contractId: string, 
       workerApprovedAt: null,
       approvalDeadline: null,
     });
-    await contractEvent(tx, step.event, updated, callerId);
+    await contractEvent(tx, step.event, updated, actor);
     const reopen = transition(negotiationTransitions, 'negotiation', negotiation.status, 'reopen');
     const reopened = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, reopen.to, { agreedAt: null });
-    await negotiationEvent(tx, reopen.event, reopened, callerId);
+    await negotiationEvent(tx, reopen.event, reopened, actor);
     return updated;
   });
 }
 
 /** A party cancels a contract that has not become binding; its negotiation ends with it. */
-export async function cancel(ctx: Context, callerId: string, contractId: string) {
+export async function cancel(ctx: Context, actor: Actor, contractId: string) {
   return ctx.db.transaction(async (tx) => {
-    const { negotiation, contract } = await lockPair(tx, callerId, contractId);
+    const { negotiation, contract } = await lockPair(tx, actor, contractId);
     const step = move(contract, 'cancel');
     const updated = await contractsRepo.updateContract(tx, contract.id, { status: step.to, cancelledAt: new Date() });
-    await contractEvent(tx, step.event, updated, callerId);
+    await contractEvent(tx, step.event, updated, actor);
     const end = transition(negotiationTransitions, 'negotiation', negotiation.status, 'end_with_contract');
     const ended = await negotiationsRepo.setNegotiationStatus(tx, negotiation.id, end.to, { cancelledAt: new Date() });
-    await negotiationEvent(tx, end.event, ended, callerId);
+    await negotiationEvent(tx, end.event, ended, actor);
     return updated;
   });
 }
 
 /** The worker's onboarding link, only while the contract waits for their KYC. */
-export async function connectLink(ctx: Context, callerId: string, contractId: string) {
-  const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
+export async function connectLink(ctx: Context, actor: Actor, contractId: string) {
+  const contract = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
   if (!contract) throw notFound('contract');
-  requireRole(contract, callerId, 'worker', 'fetch the onboarding link');
+  requireRole(contract, actor.userId, 'worker', 'fetch the onboarding link');
   if (contract.status !== 'pending_freelancer_kyc') {
     throw new ApiError(
       'INVALID_STATE',
@@ -248,8 +249,8 @@ export async function contractView(ctx: Pick<Context, 'db'>, contract: ContractR
 }
 
 /** The contract if the caller is one of its parties, else NOT_FOUND. */
-export async function getContract(ctx: Pick<Context, 'db'>, callerId: string, contractId: string): Promise<ContractRow> {
-  const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
+export async function getContract(ctx: Pick<Context, 'db'>, actor: Actor, contractId: string): Promise<ContractRow> {
+  const contract = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
   if (!contract) throw notFound('contract');
   return contract;
 }
@@ -257,10 +258,10 @@ export async function getContract(ctx: Pick<Context, 'db'>, callerId: string, co
 /** The caller's contracts, newest first: `rows` holds limit + 1 (for paging), `present` shows one with its milestones. */
 export async function listContracts(
   ctx: Pick<Context, 'db'>,
-  callerId: string,
+  actor: Actor,
   filter: { status?: ContractStatus; limit: number; beforeId?: string },
 ) {
-  const rows = await contractsRepo.listContractsForParty(ctx.db, callerId, filter);
+  const rows = await contractsRepo.listContractsForParty(ctx.db, actor.userId, filter);
   const milestones = await contractsRepo.listMilestones(
     ctx.db,
     rows.slice(0, filter.limit).map((c) => c.id),

@@ -3,6 +3,7 @@
 // charges for introductions and matches. Every change of a balance locks the user's account row
 // first (`select … for no key update`), so deductions from one balance happen one at a time and never take it
 // below zero; the account is always the last row a transaction locks (§10).
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import type { Executor } from '../../db/client.ts';
 import * as repo from '../../db/repositories/credits.ts';
@@ -95,21 +96,21 @@ export async function deductInTransaction(
 }
 
 /** POST /api/credits: the caller deducts from their own balance. */
-export function deduct(ctx: Db, callerId: string, input: { amount: number; reason: DeductionReason; referenceId: string | null }) {
-  return ctx.db.transaction((tx) => deductInTransaction(tx, callerId, input));
+export function deduct(ctx: Db, actor: Actor, input: { amount: number; reason: DeductionReason; referenceId: string | null }) {
+  return ctx.db.transaction((tx) => deductInTransaction(tx, actor.userId, input));
 }
 
 /** GET /api/credits: the balance, the tier and its grant. */
-export async function getCredits(ctx: Db, callerId: string, now = new Date()) {
+export async function getCredits(ctx: Db, actor: Actor, now = new Date()) {
   return ctx.db.transaction(async (tx) => {
-    const account = await openAccount(tx, callerId, now);
+    const account = await openAccount(tx, actor.userId, now);
     return presentCredits(account, await repo.balanceOf(tx, account.id), now);
   });
 }
 
 /** The caller's ledger entries, newest first: `rows` holds limit + 1 (for paging). */
-export async function listEntries(ctx: Db, callerId: string, page: { limit: number; beforeId?: string }) {
-  return { rows: await repo.listEntries(ctx.db, callerId, page), present: presentCreditEntry };
+export async function listEntries(ctx: Db, actor: Actor, page: { limit: number; beforeId?: string }) {
+  return { rows: await repo.listEntries(ctx.db, actor.userId, page), present: presentCreditEntry };
 }
 
 /**

@@ -4,6 +4,7 @@
 // strictly, then stored with the model and the time, replacing the previous one. Advice only: it
 // changes nothing else. Without LLM_URL, 503; a failing or malformed answer 502, a slow one 504;
 // neither changes anything.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { ContractRow } from '../../db/repositories/contracts.ts';
@@ -63,8 +64,8 @@ async function factsOf(ctx: Pick<Context, 'db'>, contract: ContractRow, dispute:
   };
 }
 
-export async function recommend(ctx: Pick<Context, 'db' | 'config'>, callerId: string, disputeId: string) {
-  const { dispute, contract } = await partyDispute(ctx, callerId, disputeId);
+export async function recommend(ctx: Pick<Context, 'db' | 'config'>, actor: Actor, disputeId: string) {
+  const { dispute, contract } = await partyDispute(ctx, actor, disputeId);
   const settings = ctx.config.llm;
   if (!settings) {
     throw new ApiError(
@@ -106,7 +107,7 @@ export async function recommend(ctx: Pick<Context, 'db' | 'config'>, callerId: s
     const recommendation = { ...checked.answer, model: answer.model, created_at: new Date().toISOString() };
     const updated = await repo.updateDispute(tx, locked.id, { recommendation });
     const view = presentDispute(updated, await repo.countEvidence(tx, locked.id));
-    await disputeEvent(tx, 'dispute.recommended', contract, view, callerId);
+    await disputeEvent(tx, 'dispute.recommended', contract, view, actor);
     return view;
   });
 }

@@ -4,6 +4,7 @@
 // moves by the dispute-settlement job, as a release's money moves by the payout job: refunds at the
 // provider first (idempotent per milestone), then, in one transaction, the milestones, the
 // contract let go and the held payouts sent. Retried until it succeeds; a repeat changes nothing.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { MilestoneRow } from '../../db/repositories/contracts.ts';
@@ -29,13 +30,13 @@ import type { Executor } from '../../db/client.ts';
 /** A party accepts an outcome; the second matching acceptance resolves the dispute. */
 export async function accept(
   ctx: Pick<Context, 'db' | 'jobs' | 'config'>,
-  callerId: string,
+  actor: Actor,
   disputeId: string,
   input: { outcome: DisputeOutcome; workerSharePercent?: number | null },
 ) {
   const share = checkOutcome(input.outcome, input.workerSharePercent);
-  const { contract } = await partyDispute(ctx, callerId, disputeId);
-  const role = roleOf(contract, callerId);
+  const { contract } = await partyDispute(ctx, actor, disputeId);
+  const role = roleOf(contract, actor.userId);
   return ctx.db.transaction(async (tx) => {
     const dispute = (await repo.lockDispute(tx, disputeId))!;
     const step = moveDispute(dispute, 'accept');
@@ -47,7 +48,7 @@ export async function accept(
     if (!sameOutcome(mine, theirs ?? null)) {
       const updated = await repo.updateDispute(tx, dispute.id, patch);
       const view = presentDispute(updated, count);
-      await disputeEvent(tx, step.event, contract, view, callerId);
+      await disputeEvent(tx, step.event, contract, view, actor);
       return view;
     }
     const resolve = moveDispute(dispute, 'resolve');
@@ -62,7 +63,7 @@ export async function accept(
     };
     const updated = await repo.updateDispute(tx, dispute.id, { ...patch, status: resolve.to, resolution, resolvedAt: now });
     const view = presentDispute(updated, count);
-    await disputeEvent(tx, resolve.event, contract, view, callerId);
+    await disputeEvent(tx, resolve.event, contract, view, actor);
     await enqueueInTransaction(
       ctx.jobs,
       tx,

@@ -2,6 +2,7 @@
 // responds once, either adds evidence, the opener may withdraw. The resolution is in
 // dispute-resolution.ts, the advisory recommendation in dispute-recommendation.ts. Locks follow
 // docs/architecture.md §10: contract, then dispute, then milestones.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import type { Tx } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
@@ -42,8 +43,8 @@ export async function disputeView(ctx: Pick<Context, 'db' | 'config'>, dispute: 
 }
 
 /** The dispute and its contract if the caller is a party, else NOT_FOUND. */
-export async function partyDispute(ctx: Pick<Context, 'db'>, callerId: string, disputeId: string) {
-  const found = await repo.getDisputeForParty(ctx.db, callerId, disputeId);
+export async function partyDispute(ctx: Pick<Context, 'db'>, actor: Actor, disputeId: string) {
+  const found = await repo.getDisputeForParty(ctx.db, actor.userId, disputeId);
   if (!found) throw notFound('dispute');
   return found;
 }
@@ -51,12 +52,12 @@ export async function partyDispute(ctx: Pick<Context, 'db'>, callerId: string, d
 /** A party opens a dispute over milestones whose money is in escrow; the contract is held. */
 export async function openDispute(
   ctx: Ctx,
-  callerId: string,
+  actor: Actor,
   contractId: string,
   input: { reason: DisputeReason; description: string; milestoneIds: string[] },
 ) {
   return ctx.db.transaction(async (tx) => {
-    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
+    const contract = await contractsRepo.lockContractForParty(tx, actor.userId, contractId);
     if (!contract) throw notFound('contract');
     if (contract.status === 'disputed') throw conflict('this contract already has a dispute open: answer or withdraw that one');
     const step = moveContract(contract, 'dispute');
@@ -76,8 +77,8 @@ export async function openDispute(
     const dispute = await repo.insertDispute(tx, {
       id: newId(),
       contractId: contract.id,
-      openerUserId: callerId,
-      openerRole: roleOf(contract, callerId),
+      openerUserId: actor.userId,
+      openerRole: roleOf(contract, actor.userId),
       status: 'open',
       reason: input.reason,
       description: input.description.trim(),
@@ -87,25 +88,25 @@ export async function openDispute(
     });
     if (!dispute) throw conflict('this contract already has a dispute open: answer or withdraw that one');
     const held = await contractsRepo.updateContract(tx, contract.id, { status: step.to });
-    await contractEvent(tx, step.event, held, callerId);
+    await contractEvent(tx, step.event, held, actor);
     const view = presentDispute(dispute, 0);
-    await disputeEvent(tx, 'dispute.opened', held, view, callerId);
+    await disputeEvent(tx, 'dispute.opened', held, view, actor);
     return view;
   });
 }
 
-export async function getDispute(ctx: Pick<Context, 'db' | 'config'>, callerId: string, disputeId: string, withEvidence: boolean) {
-  const { dispute } = await partyDispute(ctx, callerId, disputeId);
+export async function getDispute(ctx: Pick<Context, 'db' | 'config'>, actor: Actor, disputeId: string, withEvidence: boolean) {
+  const { dispute } = await partyDispute(ctx, actor, disputeId);
   return disputeView(ctx, dispute, withEvidence);
 }
 
 /** The disputes of the caller's contracts, newest first: `rows` holds limit + 1 (for paging), `present` shows one. */
 export async function listDisputes(
   ctx: Pick<Context, 'db'>,
-  callerId: string,
+  actor: Actor,
   filter: { status?: DisputeRow['status']; contractId?: string; limit: number; beforeId?: string },
 ) {
-  const rows = await repo.listDisputesForParty(ctx.db, callerId, filter);
+  const rows = await repo.listDisputesForParty(ctx.db, actor.userId, filter);
   const counts = await repo.countEvidenceOf(
     ctx.db,
     rows.slice(0, filter.limit).map((d) => d.id),
@@ -114,15 +115,15 @@ export async function listDisputes(
 }
 
 /** The party the dispute was opened against answers it, once. */
-export async function respond(ctx: Ctx, callerId: string, disputeId: string, text: string) {
-  const { contract } = await partyDispute(ctx, callerId, disputeId);
+export async function respond(ctx: Ctx, actor: Actor, disputeId: string, text: string) {
+  const { contract } = await partyDispute(ctx, actor, disputeId);
   return ctx.db.transaction(async (tx) => {
     const dispute = (await repo.lockDispute(tx, disputeId))!;
-    requireOtherParty(dispute.openerUserId, callerId, 'respond to it');
+    requireOtherParty(dispute.openerUserId, actor.userId, 'respond to it');
     const step = moveDispute(dispute, 'respond');
     const updated = await repo.updateDispute(tx, dispute.id, { status: step.to, response: text.trim(), respondedAt: new Date() });
     const view = presentDispute(updated, await repo.countEvidence(tx, dispute.id));
-    await disputeEvent(tx, step.event, contract, view, callerId);
+    await disputeEvent(tx, step.event, contract, view, actor);
     return view;
   });
 }
@@ -132,7 +133,7 @@ export async function respond(ctx: Ctx, callerId: string, disputeId: string, tex
  * every milestone is settled, else `active`; payouts held meanwhile and now due are sent at once
  * (those due later still have their job). The contract must be locked by the caller.
  */
-export async function releaseContract(ctx: Pick<Context, 'jobs' | 'config'>, tx: Tx, contract: ContractRow, actorUserId: string | null) {
+export async function releaseContract(ctx: Pick<Context, 'jobs' | 'config'>, tx: Tx, contract: ContractRow, actor: Actor | null) {
   const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
   const settled = milestones.every((m) => SETTLED_MILESTONE_STATUSES.includes(m.status));
   const step = moveContract(contract, settled ? 'close_dispute_completed' : 'close_dispute_active');
@@ -141,7 +142,7 @@ export async function releaseContract(ctx: Pick<Context, 'jobs' | 'config'>, tx:
     status: step.to,
     ...(settled && !contract.completedAt ? { completedAt: now } : {}),
   });
-  await contractEvent(tx, step.event, updated, actorUserId);
+  await contractEvent(tx, step.event, updated, actor);
   for (const m of milestones) {
     if (m.status === 'released' && (!m.payoutDueAt || m.payoutDueAt <= now)) await schedulePayout(ctx, tx, m.id, now);
   }
@@ -149,17 +150,17 @@ export async function releaseContract(ctx: Pick<Context, 'jobs' | 'config'>, tx:
 }
 
 /** The opener withdraws: nothing is refunded or released, the contract returns. */
-export async function withdraw(ctx: Ctx, callerId: string, disputeId: string) {
-  const { dispute: found, contract: before } = await partyDispute(ctx, callerId, disputeId);
-  requireOpener(found.openerUserId, callerId, 'withdraw it');
+export async function withdraw(ctx: Ctx, actor: Actor, disputeId: string) {
+  const { dispute: found, contract: before } = await partyDispute(ctx, actor, disputeId);
+  requireOpener(found.openerUserId, actor.userId, 'withdraw it');
   return ctx.db.transaction(async (tx) => {
     const contract = (await contractsRepo.lockContract(tx, before.id))!;
     const dispute = (await repo.lockDispute(tx, disputeId))!;
     const step = moveDispute(dispute, 'withdraw');
     const updated = await repo.updateDispute(tx, dispute.id, { status: step.to, withdrawnAt: new Date() });
     const view = presentDispute(updated, await repo.countEvidence(tx, dispute.id));
-    await disputeEvent(tx, step.event, contract, view, callerId);
-    await releaseContract(ctx, tx, contract, callerId);
+    await disputeEvent(tx, step.event, contract, view, actor);
+    await releaseContract(ctx, tx, contract, actor);
     return view;
   });
 }
@@ -167,46 +168,46 @@ export async function withdraw(ctx: Ctx, callerId: string, disputeId: string) {
 /** Evidence is taken while the dispute is live, up to EVIDENCE_PER_PARTY_MAX per party. */
 async function addEvidence(
   ctx: Ctx,
-  callerId: string,
+  actor: Actor,
   disputeId: string,
   content: (tx: Tx) => Promise<{ kind: 'text'; text: string } | { kind: 'file'; fileId: string }>,
 ) {
-  const { contract } = await partyDispute(ctx, callerId, disputeId);
+  const { contract } = await partyDispute(ctx, actor, disputeId);
   return ctx.db.transaction(async (tx) => {
     const dispute = (await repo.lockDispute(tx, disputeId))!;
     if (dispute.status !== 'open' && dispute.status !== 'responded') {
       throw new ApiError('INVALID_STATE', `cannot add evidence to a dispute that is ${dispute.status}`);
     }
-    if ((await repo.countEvidence(tx, dispute.id, callerId)) >= EVIDENCE_PER_PARTY_MAX) {
+    if ((await repo.countEvidence(tx, dispute.id, actor.userId)) >= EVIDENCE_PER_PARTY_MAX) {
       throw conflict(`a party may add at most ${EVIDENCE_PER_PARTY_MAX} pieces of evidence to a dispute`);
     }
     const body = await content(tx);
     const row = await repo.insertEvidence(tx, {
       id: newId(),
       disputeId: dispute.id,
-      authorUserId: callerId,
-      authorRole: roleOf(contract, callerId),
+      authorUserId: actor.userId,
+      authorRole: roleOf(contract, actor.userId),
       kind: body.kind,
       text: body.kind === 'text' ? body.text : null,
       fileId: body.kind === 'file' ? body.fileId : null,
     });
     await repo.updateDispute(tx, dispute.id, {});
     const view = presentEvidence((await repo.getEvidence(tx, dispute.id, row.id))!, ctx.config.publicUrl);
-    await disputeEvidenceEvent(tx, contract, view, callerId);
+    await disputeEvidenceEvent(tx, contract, view, actor);
     return view;
   });
 }
 
-export function addTextEvidence(ctx: Ctx, callerId: string, disputeId: string, text: string) {
-  return addEvidence(ctx, callerId, disputeId, async () => ({ kind: 'text', text: text.trim() }));
+export function addTextEvidence(ctx: Ctx, actor: Actor, disputeId: string, text: string) {
+  return addEvidence(ctx, actor, disputeId, async () => ({ kind: 'text', text: text.trim() }));
 }
 
 /** A file, by the upload rules every file follows (src/domain/uploads.ts), kept in the file store. */
-export async function addFileEvidence(ctx: Ctx, callerId: string, disputeId: string, bytes: Uint8Array) {
+export async function addFileEvidence(ctx: Ctx, actor: Actor, disputeId: string, bytes: Uint8Array) {
   // The file is judged first, as a JSON body is validated before the resource is looked up.
   const contentType = await inspectUpload(bytes);
-  return addEvidence(ctx, callerId, disputeId, async (tx) => {
-    const stored = await ctx.files.put({ ownerUserId: callerId, purpose: 'dispute_evidence', contentType, bytes }, tx);
+  return addEvidence(ctx, actor, disputeId, async (tx) => {
+    const stored = await ctx.files.put({ ownerUserId: actor.userId, purpose: 'dispute_evidence', contentType, bytes }, tx);
     return { kind: 'file', fileId: stored.key };
   });
 }
@@ -218,8 +219,8 @@ export interface EvidenceDownload {
 }
 
 /** An evidence file, for the contract's parties only (404 otherwise, and for a statement). */
-export async function readEvidenceFile(ctx: Ctx, callerId: string, disputeId: string, evidenceId: string): Promise<EvidenceDownload> {
-  await partyDispute(ctx, callerId, disputeId);
+export async function readEvidenceFile(ctx: Ctx, actor: Actor, disputeId: string, evidenceId: string): Promise<EvidenceDownload> {
+  await partyDispute(ctx, actor, disputeId);
   const evidence = await repo.getEvidence(ctx.db, disputeId, evidenceId);
   const file = evidence?.fileId ? await ctx.files.get(evidence.fileId) : undefined;
   if (!file) throw notFound('evidence file');

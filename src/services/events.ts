@@ -1,7 +1,9 @@
 // The outbox writers: every state change calls one of these with the transaction it writes in, so
 // the event exists exactly when the change does. Each event carries its resource as the API shows
 // it after the change (contact details excepted: both parties read the same event); the users it
-// concerns (its audience) follow from its type by the catalog's table (src/domain/events.ts).
+// concerns (its audience) follow from its type by the catalog's table (src/domain/events.ts). Its
+// actor is the Actor the service was handed (the user, and the API key and hosted agent they acted
+// by), or null for a change the platform made (a job, the payment provider).
 import type { Executor } from '../../db/client.ts';
 import { recordEvent } from '../../db/repositories/events.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
@@ -27,9 +29,7 @@ import type { CreditEntryView } from '../../db/repositories/credits.ts';
 import { presentCreditEntry } from '../presenters/credits.ts';
 import type { DisputeView, EvidenceView } from '../presenters/disputes.ts';
 import { newId } from '../ids.ts';
-import { actingCredentialOf } from '../auth/acting.ts';
-
-type Actor = string | null;
+import type { Actor } from '../actor.ts';
 
 /** Writes the event; its audience follows from its type by the catalog's table (src/domain/events.ts). */
 function record(
@@ -37,59 +37,58 @@ function record(
   type: EventType,
   resourceType: string,
   resourceId: string,
-  actorUserId: Actor,
+  actor: Actor | null,
   subject: EventSubject,
   data: unknown,
 ) {
-  const credential = actingCredentialOf(actorUserId);
   return recordEvent(tx, {
     id: newId(),
     type,
     resourceType,
     resourceId,
-    actorUserId,
-    actorApiKeyId: credential?.apiKeyId ?? null,
-    actorHostedAgentId: credential?.hostedAgentId ?? null,
+    actorUserId: actor?.userId ?? null,
+    actorApiKeyId: actor?.apiKeyId ?? null,
+    actorHostedAgentId: actor?.hostedAgentId ?? null,
     audienceUserIds: audienceOf(type, subject),
     data,
   });
 }
 
-export function gigEvent(tx: Executor, type: EventType, gig: GigRow, actorUserId: Actor) {
-  return record(tx, type, 'gig', gig.id, actorUserId, { clientUserId: gig.clientUserId }, presentGig(gig));
+export function gigEvent(tx: Executor, type: EventType, gig: GigRow, actor: Actor | null) {
+  return record(tx, type, 'gig', gig.id, actor, { clientUserId: gig.clientUserId }, presentGig(gig));
 }
 
-export function applicationEvent(tx: Executor, type: EventType, application: ApplicationRow, clientUserId: string, actorUserId: Actor) {
+export function applicationEvent(tx: Executor, type: EventType, application: ApplicationRow, clientUserId: string, actor: Actor | null) {
   return record(
     tx,
     type,
     'application',
     application.id,
-    actorUserId,
+    actor,
     { clientUserId, workerUserId: application.workerUserId },
     presentApplication(application, clientUserId),
   );
 }
 
-/** A profile event, with the profile as its owner sees it. */
-export function profileEvent(tx: Executor, type: EventType, userId: string, profile: unknown) {
-  return record(tx, type, 'user', userId, userId, { ownerUserId: userId }, profile);
+/** A profile event, with the profile as its owner sees it (the owner is the one who changes it). */
+export function profileEvent(tx: Executor, type: EventType, userId: string, profile: unknown, actor: Actor) {
+  return record(tx, type, 'user', userId, actor, { ownerUserId: userId }, profile);
 }
 
 /** An API key event goes to the key's owner; the secret is never part of it. */
-export function apiKeyEvent(tx: Executor, type: EventType, key: ApiKeyRow, actorUserId: Actor) {
-  return record(tx, type, 'api_key', key.id, actorUserId, { ownerUserId: key.userId }, presentApiKey(key));
+export function apiKeyEvent(tx: Executor, type: EventType, key: ApiKeyRow, actor: Actor | null) {
+  return record(tx, type, 'api_key', key.id, actor, { ownerUserId: key.userId }, presentApiKey(key));
 }
 
 /** A webhook endpoint event goes to the endpoint's owner; the secret is never part of it. */
-export function webhookEndpointEvent(tx: Executor, type: EventType, endpoint: WebhookEndpointRow, actorUserId: Actor) {
-  return record(tx, type, 'webhook_endpoint', endpoint.id, actorUserId, { ownerUserId: endpoint.userId }, presentWebhookEndpoint(endpoint));
+export function webhookEndpointEvent(tx: Executor, type: EventType, endpoint: WebhookEndpointRow, actor: Actor | null) {
+  return record(tx, type, 'webhook_endpoint', endpoint.id, actor, { ownerUserId: endpoint.userId }, presentWebhookEndpoint(endpoint));
 }
 
 /** A contract event, with the contract and its milestones as the API shows them after the change. */
-export async function contractEvent(tx: Executor, type: EventType, contract: ContractRow, actorUserId: Actor) {
+export async function contractEvent(tx: Executor, type: EventType, contract: ContractRow, actor: Actor | null) {
   const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
-  await record(tx, type, 'contract', contract.id, actorUserId, contract, presentContract(contract, milestones));
+  await record(tx, type, 'contract', contract.id, actor, contract, presentContract(contract, milestones));
 }
 
 /** A milestone event goes to both parties of its contract; `extra` adds e.g. a failure reason. */
@@ -98,38 +97,38 @@ export async function milestoneEvent(
   type: EventType,
   contract: ContractRow,
   milestone: MilestoneRow,
-  actorUserId: Actor,
+  actor: Actor | null,
   extra: Record<string, unknown> = {},
 ) {
-  await record(tx, type, 'milestone', milestone.id, actorUserId, contract, { ...presentMilestone(milestone), ...extra });
+  await record(tx, type, 'milestone', milestone.id, actor, contract, { ...presentMilestone(milestone), ...extra });
 }
 
 /** A negotiation event, with the negotiation as the API shows it (no contact details: both parties read events). */
-export async function negotiationEvent(tx: Executor, type: EventType, negotiation: NegotiationRow, actorUserId: string) {
+export async function negotiationEvent(tx: Executor, type: EventType, negotiation: NegotiationRow, actor: Actor) {
   const [rounds, contract] = await Promise.all([
     negotiationsRepo.listRounds(tx, [negotiation.id]),
     contractsRepo.getContractByNegotiation(tx, negotiation.id),
   ]);
   const data = presentNegotiation(negotiation, rounds, { contractId: contract?.id ?? null, contractRoundId: contract?.roundId ?? null });
-  await record(tx, type, 'negotiation', negotiation.id, actorUserId, negotiation, data);
+  await record(tx, type, 'negotiation', negotiation.id, actor, negotiation, data);
 }
 
 /** `vouch.received`, to the user vouched for; its resource is that user (a vouch has no id of its own). */
-export function vouchEvent(tx: Executor, vouch: VouchRow, voucherDisplayName: string) {
+export function vouchEvent(tx: Executor, vouch: VouchRow, voucherDisplayName: string, actor: Actor) {
   return record(
     tx,
     'vouch.received',
     'user',
     vouch.vouchedUserId,
-    vouch.voucherUserId,
+    actor,
     { ownerUserId: vouch.vouchedUserId },
     presentVouch(vouch, voucherDisplayName),
   );
 }
 
 /** `review.published`, to the reviewed user: the review as the contract's parties see it. */
-export function reviewEvent(tx: Executor, type: EventType, review: ReviewRow, actorUserId: Actor) {
-  return record(tx, type, 'review', review.id, actorUserId, { ownerUserId: review.revieweeUserId }, presentContractReview(review));
+export function reviewEvent(tx: Executor, type: EventType, review: ReviewRow, actor: Actor | null) {
+  return record(tx, type, 'review', review.id, actor, { ownerUserId: review.revieweeUserId }, presentContractReview(review));
 }
 
 /** `credits.granted`, to the user granted (by the monthly schedule or an operator: no actor). */
@@ -138,11 +137,11 @@ export function creditsGrantedEvent(tx: Executor, entry: CreditEntryView) {
 }
 
 /** A dispute event, to both parties of its contract: the dispute as the API shows it (without its evidence list). */
-export function disputeEvent(tx: Executor, type: EventType, contract: ContractRow, dispute: DisputeView, actorUserId: Actor) {
-  return record(tx, type, 'dispute', dispute.id, actorUserId, contract, dispute);
+export function disputeEvent(tx: Executor, type: EventType, contract: ContractRow, dispute: DisputeView, actor: Actor | null) {
+  return record(tx, type, 'dispute', dispute.id, actor, contract, dispute);
 }
 
 /** `dispute.evidence_added`, to both parties: the evidence as the API shows it. */
-export function disputeEvidenceEvent(tx: Executor, contract: ContractRow, evidence: EvidenceView, actorUserId: Actor) {
-  return record(tx, 'dispute.evidence_added', 'dispute_evidence', evidence.id, actorUserId, contract, evidence);
+export function disputeEvidenceEvent(tx: Executor, contract: ContractRow, evidence: EvidenceView, actor: Actor | null) {
+  return record(tx, 'dispute.evidence_added', 'dispute_evidence', evidence.id, actor, contract, evidence);
 }

@@ -1,5 +1,6 @@
 // Gigs: publish, read, list, change (fields and lifecycle), delete. Every change writes its event
 // in the same transaction; a created or edited gig enqueues its embedding for semantic search.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import {
@@ -49,12 +50,12 @@ function normalized(fields: GigFields): GigFields {
   return out;
 }
 
-export async function createGig(ctx: Pick<Context, 'db' | 'config' | 'jobs'>, callerId: string, input: NewGig): Promise<GigRow> {
+export async function createGig(ctx: Pick<Context, 'db' | 'config' | 'jobs'>, actor: Actor, input: NewGig): Promise<GigRow> {
   const min = input.compensationMinCents ?? null;
   const max = input.compensationMaxCents ?? null;
   checkCompensationRange(min, max, 'compensation_max_cents');
   return ctx.db.transaction(async (tx) => {
-    const row = await insertGig(tx, callerId, {
+    const row = await insertGig(tx, actor.userId, {
       id: newId(),
       title: input.title.trim(),
       description: input.description ?? '',
@@ -67,15 +68,15 @@ export async function createGig(ctx: Pick<Context, 'db' | 'config' | 'jobs'>, ca
       tags: normalizeTags(input.tags ?? []),
       status: input.status ?? 'open',
     });
-    await gigEvent(tx, 'gig.created', row, callerId);
+    await gigEvent(tx, 'gig.created', row, actor);
     await enqueueGigEmbedding(ctx, tx, row.id);
     return row;
   });
 }
 
 /** The gig if the caller may see it (a draft only by its client), else NOT_FOUND. */
-export async function getGig(ctx: Pick<Context, 'db'>, callerId: string, gigId: string): Promise<GigRow> {
-  const gig = await findVisibleGig(ctx.db, callerId, gigId);
+export async function getGig(ctx: Pick<Context, 'db'>, actor: Actor, gigId: string): Promise<GigRow> {
+  const gig = await findVisibleGig(ctx.db, actor.userId, gigId);
   if (!gig) throw notFound('gig');
   return gig;
 }
@@ -83,11 +84,13 @@ export async function getGig(ctx: Pick<Context, 'db'>, callerId: string, gigId: 
 /** The caller's own gigs (`mine`), in any status or one; else the gigs in `status` (open by default) anyone may see. */
 export async function listGigs(
   ctx: Pick<Context, 'db'>,
-  callerId: string,
+  actor: Actor,
   query: PageQuery & { mine: boolean; status?: GigStatus },
 ): Promise<GigRow[]> {
   const { mine, ...page } = query;
-  return mine ? listClientGigs(ctx.db, callerId, page) : listVisibleGigs(ctx.db, callerId, { ...page, status: query.status ?? 'open' });
+  return mine
+    ? listClientGigs(ctx.db, actor.userId, page)
+    : listVisibleGigs(ctx.db, actor.userId, { ...page, status: query.status ?? 'open' });
 }
 
 /**
@@ -96,7 +99,7 @@ export async function listGigs(
  */
 export async function updateGig(
   ctx: Pick<Context, 'db' | 'config' | 'jobs'>,
-  callerId: string,
+  actor: Actor,
   gigId: string,
   changes: GigFields,
   targetStatus?: GigStatus,
@@ -104,9 +107,9 @@ export async function updateGig(
   const fields = normalized(changes);
   const fieldsChanged = Object.keys(fields).length > 0;
   return ctx.db.transaction(async (tx) => {
-    const gig = await findVisibleGig(tx, callerId, gigId, 'update');
+    const gig = await findVisibleGig(tx, actor.userId, gigId, 'update');
     if (!gig) throw notFound('gig');
-    assertClientOf(gig, callerId, 'change this gig');
+    assertClientOf(gig, actor.userId, 'change this gig');
     const current = gig.status;
     if (fieldsChanged) assertEditable(current);
     const change = targetStatus ? statusChange(current, targetStatus) : null;
@@ -125,22 +128,22 @@ export async function updateGig(
       // Discovery's freshness counts from publication, not from when the draft was started.
       if (change.action === 'publish') columns.postedAt = new Date();
     }
-    const updated = (await updateClientGig(tx, callerId, gigId, columns))!;
+    const updated = (await updateClientGig(tx, actor.userId, gigId, columns))!;
     if (fieldsChanged) {
-      await gigEvent(tx, 'gig.updated', updated, callerId);
+      await gigEvent(tx, 'gig.updated', updated, actor);
       await enqueueGigEmbedding(ctx, tx, gigId);
     }
-    if (change) await gigEvent(tx, change.event, updated, callerId);
+    if (change) await gigEvent(tx, change.event, updated, actor);
     return updated;
   });
 }
 
-export async function deleteGig(ctx: Pick<Context, 'db'>, callerId: string, gigId: string): Promise<void> {
+export async function deleteGig(ctx: Pick<Context, 'db'>, actor: Actor, gigId: string): Promise<void> {
   try {
     await ctx.db.transaction(async (tx) => {
-      const gig = await findVisibleGig(tx, callerId, gigId, 'update');
+      const gig = await findVisibleGig(tx, actor.userId, gigId, 'update');
       if (!gig) throw notFound('gig');
-      assertClientOf(gig, callerId, 'delete this gig');
+      assertClientOf(gig, actor.userId, 'delete this gig');
       // Applications are the workers' records too: a gig that has any is closed, not deleted. The
       // gig's row lock holds off a new application (which share-locks it) until this commits.
       const applicants = await applicantIds(tx, gigId);
@@ -149,8 +152,8 @@ export async function deleteGig(ctx: Pick<Context, 'db'>, callerId: string, gigI
           `${applicants.length === 1 ? 'a worker has' : `${applicants.length} workers have`} applied to this gig; close it instead`,
         );
       }
-      await gigEvent(tx, 'gig.deleted', gig, callerId);
-      await deleteClientGig(tx, callerId, gigId);
+      await gigEvent(tx, 'gig.deleted', gig, actor);
+      await deleteClientGig(tx, actor.userId, gigId);
     });
   } catch (err) {
     // negotiations.gig_id is ON DELETE RESTRICT (contracts.gig_id NO ACTION): the database, not

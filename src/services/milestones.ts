@@ -2,6 +2,7 @@
 // confirms it, the client releases it, and a delayed job pays the worker. Provider calls carry
 // idempotency keys derived from the milestone, and happen before our writes, so a repeat — also
 // a concurrent one — returns the same payment, and a provider failure changes nothing here.
+import type { Actor } from '../actor.ts';
 import { setTimeout } from 'node:timers/promises';
 import type { Executor, Tx } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
@@ -22,10 +23,10 @@ function move(milestone: MilestoneRow, action: MilestoneAction) {
   return transition(milestoneTransitions, 'milestone', milestone.status, action);
 }
 
-async function clientContract(ctx: Context, callerId: string, contractId: string, action: string) {
-  const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
+async function clientContract(ctx: Context, actor: Actor, contractId: string, action: string) {
+  const contract = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
   if (!contract) throw notFound('contract');
-  requireRole(contract, callerId, 'client', action);
+  requireRole(contract, actor.userId, 'client', action);
   if (contract.status !== 'active')
     throw new ApiError('INVALID_STATE', `cannot ${action} while the contract is ${contract.status}; it must be active`);
   return contract;
@@ -51,12 +52,12 @@ export interface FundingPlan {
  */
 export async function planFunding(
   ctx: Context,
-  callerId: string,
+  actor: Actor,
   contractId: string,
   milestoneId: string,
   outside: Outside = callNow,
 ): Promise<FundingPlan> {
-  const contract = await clientContract(ctx, callerId, contractId, 'fund a milestone');
+  const contract = await clientContract(ctx, actor, contractId, 'fund a milestone');
   const [current] = (await contractsRepo.listMilestones(ctx.db, [contract.id])).filter((m) => m.id === milestoneId);
   if (!current) throw notFound('milestone');
   if (current.status !== 'pending' || current.amountCents === 0) return { contractId, milestoneId, payment: null };
@@ -65,9 +66,9 @@ export async function planFunding(
 }
 
 /** Funding's transaction. Already funded (or being funded): the same payment and secret again, never a second charge. */
-export async function fund(ctx: Context, callerId: string, plan: FundingPlan): Promise<FundResult> {
+export async function fund(ctx: Context, actor: Actor, plan: FundingPlan): Promise<FundResult> {
   return ctx.db.transaction(async (tx) => {
-    const contract = await clientContract({ ...ctx, db: tx }, callerId, plan.contractId, 'fund a milestone');
+    const contract = await clientContract({ ...ctx, db: tx }, actor, plan.contractId, 'fund a milestone');
     const milestone = await contractsRepo.lockMilestone(tx, contract.id, plan.milestoneId);
     if (!milestone) throw notFound('milestone');
     if (milestone.status !== 'pending') {
@@ -83,7 +84,7 @@ export async function fund(ctx: Context, callerId: string, plan: FundingPlan): P
         ? { status: step.to, paymentId: payment.paymentId, clientSecret: payment.clientSecret }
         : { status: step.to, fundedAt: new Date() },
     );
-    await milestoneEvent(tx, step.event, contract, updated, callerId);
+    await milestoneEvent(tx, step.event, contract, updated, actor);
     return { milestone: updated, clientSecret: updated.clientSecret, paymentId: updated.paymentId };
   });
 }
@@ -191,8 +192,8 @@ export async function schedulePayout(ctx: Pick<Context, 'jobs' | 'config'>, tx: 
  * pg-boss job enqueued in the same transaction; when every milestone is released the contract
  * is completed.
  */
-export async function release(ctx: Context, callerId: string, contractId: string, milestoneId: string) {
-  await clientContract(ctx, callerId, contractId, 'release a milestone');
+export async function release(ctx: Context, actor: Actor, contractId: string, milestoneId: string) {
+  await clientContract(ctx, actor, contractId, 'release a milestone');
   return ctx.db.transaction(async (tx) => {
     const contract = await contractsRepo.lockContract(tx, contractId);
     if (contract!.status !== 'active')
@@ -203,14 +204,14 @@ export async function release(ctx: Context, callerId: string, contractId: string
     const releasedAt = new Date();
     const payoutDueAt = new Date(releasedAt.getTime() + contract!.payoutDelayDays * ctx.config.payoutDaySeconds * 1000);
     const updated = await contractsRepo.updateMilestone(tx, milestone.id, { status: step.to, releasedAt, payoutDueAt });
-    await milestoneEvent(tx, step.event, contract!, updated, callerId);
+    await milestoneEvent(tx, step.event, contract!, updated, actor);
     await schedulePayout(ctx, tx, milestone.id, payoutDueAt);
     let finalContract = contract!;
     const all = await contractsRepo.listMilestones(tx, [contractId]);
     if (all.every((m) => SETTLED_MILESTONE_STATUSES.includes(m.status))) {
       const done = moveContract(contract!, 'complete');
       finalContract = await contractsRepo.updateContract(tx, contractId, { status: done.to, completedAt: new Date() });
-      await contractEvent(tx, done.event, finalContract, callerId);
+      await contractEvent(tx, done.event, finalContract, actor);
     }
     return { milestone: updated, contract: finalContract };
   });

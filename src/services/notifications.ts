@@ -2,6 +2,7 @@
 // relay hands each batch of written events to `notificationSubscriber`, which, in the relay's
 // transaction, writes an inbox message and enqueues an email job for each user of each event's
 // audience whose channel wants that type. Approval reminders come from a job of their own.
+import type { Actor } from '../actor.ts';
 import { v5 as uuidv5 } from 'uuid';
 import type { Context } from '../context.ts';
 import type { Executor, Tx } from '../../db/client.ts';
@@ -45,10 +46,10 @@ async function wantedTypes(db: Executor, userIds: string[]): Promise<Map<string,
 
 const ordered = (types: Iterable<string>) => NOTIFIABLE_EVENT_TYPES.filter((t) => new Set(types).has(t));
 
-export async function listChannels(ctx: Pick<Context, 'db' | 'config'>, callerId: string): Promise<{ data: ChannelView[] }> {
-  const user = await getUser(ctx.db, callerId);
+export async function listChannels(ctx: Pick<Context, 'db' | 'config'>, actor: Actor): Promise<{ data: ChannelView[] }> {
+  const user = await getUser(ctx.db, actor.userId);
   if (!user) throw new ApiError('UNAUTHENTICATED', 'the user of these credentials no longer exists');
-  const prefs = await repo.listPreferences(ctx.db, [callerId]);
+  const prefs = await repo.listPreferences(ctx.db, [actor.userId]);
   const chosen = new Map(prefs.map((p) => [p.channel, p.eventTypes]));
   const view = (channel: NotificationChannel, address: string | null): ChannelView => ({
     channel,
@@ -63,16 +64,16 @@ export async function listChannels(ctx: Pick<Context, 'db' | 'config'>, callerId
 
 export async function updateChannel(
   ctx: Pick<Context, 'db' | 'config'>,
-  callerId: string,
+  actor: Actor,
   channel: NotificationChannel,
   eventTypes: NotifiableEventType[],
 ): Promise<ChannelView> {
-  const current = await listChannels(ctx, callerId);
+  const current = await listChannels(ctx, actor);
   if (!current.data.some((c) => c.channel === channel)) {
     throw notFound(`notification channel ${channel} (email needs SMTP_URL on the server and an email in your profile)`);
   }
-  await repo.upsertPreference(ctx.db, callerId, channel, ordered(eventTypes));
-  const after = await listChannels(ctx, callerId);
+  await repo.upsertPreference(ctx.db, actor.userId, channel, ordered(eventTypes));
+  const after = await listChannels(ctx, actor);
   return after.data.find((c) => c.channel === channel)!;
 }
 
@@ -91,22 +92,22 @@ export function presentMessage(m: repo.NotificationMessageRow) {
   };
 }
 
-export function listMessages(ctx: Pick<Context, 'db'>, callerId: string, q: { limit: number; beforeId?: string; unread?: boolean }) {
-  return repo.listMessages(ctx.db, callerId, q);
+export function listMessages(ctx: Pick<Context, 'db'>, actor: Actor, q: { limit: number; beforeId?: string; unread?: boolean }) {
+  return repo.listMessages(ctx.db, actor.userId, q);
 }
 
-export async function unreadCount(ctx: Pick<Context, 'db'>, callerId: string) {
-  return { unread: await repo.countUnread(ctx.db, callerId) };
+export async function unreadCount(ctx: Pick<Context, 'db'>, actor: Actor) {
+  return { unread: await repo.countUnread(ctx.db, actor.userId) };
 }
 
-export async function markRead(ctx: Pick<Context, 'db'>, callerId: string, messageId: string) {
-  const row = await repo.markRead(ctx.db, callerId, messageId);
+export async function markRead(ctx: Pick<Context, 'db'>, actor: Actor, messageId: string) {
+  const row = await repo.markRead(ctx.db, actor.userId, messageId);
   if (!row) throw notFound('message');
   return presentMessage(row);
 }
 
-export async function markAllRead(ctx: Pick<Context, 'db'>, callerId: string) {
-  return { marked: await repo.markAllRead(ctx.db, callerId) };
+export async function markAllRead(ctx: Pick<Context, 'db'>, actor: Actor) {
+  return { marked: await repo.markAllRead(ctx.db, actor.userId) };
 }
 
 // --- delivery ---------------------------------------------------------------------------

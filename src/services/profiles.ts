@@ -1,5 +1,6 @@
 // Profiles: the owner's own (read and edit, with an event) and the public view anyone signed in
 // may read. Vouches and published reviews join both views.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import type { Executor } from '../../db/client.ts';
 import { getUser, updateProfile, type UserRow } from '../../db/repositories/users.ts';
@@ -36,21 +37,21 @@ export async function myProfile(ctx: Pick<Context, 'config'>, db: Executor, user
   return presentMyProfile(user, await trustOf(db, user.id), ctx.config.publicUrl);
 }
 
-export async function getMyProfile(ctx: DbConfig, callerId: string) {
-  const user = await getUser(ctx.db, callerId);
+export async function getMyProfile(ctx: DbConfig, actor: Actor) {
+  const user = await getUser(ctx.db, actor.userId);
   if (!user) throw gone();
   return myProfile(ctx, ctx.db, user);
 }
 
-export async function updateMyProfile(ctx: DbConfig, callerId: string, changes: ProfilePatch) {
+export async function updateMyProfile(ctx: DbConfig, actor: Actor, changes: ProfilePatch) {
   const patch = { ...changes };
   if (patch.displayName !== undefined) patch.displayName = patch.displayName.trim();
   if (patch.skills !== undefined) patch.skills = normalizeSkills(patch.skills);
   return ctx.db.transaction(async (tx) => {
-    const user = await updateProfile(tx, callerId, patch);
+    const user = await updateProfile(tx, actor.userId, patch);
     if (!user) throw gone();
     const profile = await myProfile(ctx, tx, user);
-    await profileEvent(tx, 'profile.updated', callerId, profile);
+    await profileEvent(tx, 'profile.updated', actor.userId, profile, actor);
     return profile;
   });
 }

@@ -5,6 +5,7 @@
 // the contract row, so of two parties reviewing at once the later one sees the earlier and
 // publishes both; publishing is a conditional update, so each review is published (and its event
 // written) once, whether by a review or by the job.
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import type { Executor } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
@@ -28,10 +29,10 @@ function requireCompleted(contract: ContractRow): Date {
   return contract.completedAt;
 }
 
-function view(contract: ContractRow, callerId: string, reviews: ReviewRow[], now: Date) {
+function view(contract: ContractRow, actor: Actor, reviews: ReviewRow[], now: Date) {
   const completedAt = contract.completedAt!;
-  const yours = reviews.find((r) => r.authorUserId === callerId);
-  const theirs = reviews.find((r) => r.authorUserId !== callerId);
+  const yours = reviews.find((r) => r.authorUserId === actor.userId);
+  const theirs = reviews.find((r) => r.authorUserId !== actor.userId);
   return presentContractReviews({
     contractId: contract.id,
     deadline: reviewDeadline(completedAt),
@@ -43,36 +44,30 @@ function view(contract: ContractRow, callerId: string, reviews: ReviewRow[], now
 }
 
 /** Publishes the still-blind ones of these reviews, each with its event; returns how many. */
-async function publish(tx: Executor, reviews: ReviewRow[], actorUserId: string | null, at: Date): Promise<number> {
+async function publish(tx: Executor, reviews: ReviewRow[], actor: Actor | null, at: Date): Promise<number> {
   const published = await repo.publishReviews(
     tx,
     reviews.map((r) => r.id),
     at,
   );
-  for (const review of published) await reviewEvent(tx, 'review.published', review, actorUserId);
+  for (const review of published) await reviewEvent(tx, 'review.published', review, actor);
   return published.length;
 }
 
 /** A party reviews the other party of a completed contract, once, within the review period. */
-export async function submitReview(
-  ctx: Db,
-  callerId: string,
-  contractId: string,
-  input: { rating: number; text: string },
-  now = new Date(),
-) {
+export async function submitReview(ctx: Db, actor: Actor, contractId: string, input: { rating: number; text: string }, now = new Date()) {
   return ctx.db.transaction(async (tx) => {
-    const contract = await contractsRepo.lockContractForParty(tx, callerId, contractId);
+    const contract = await contractsRepo.lockContractForParty(tx, actor.userId, contractId);
     if (!contract) throw notFound('contract');
     const completedAt = requireCompleted(contract);
     if (!reviewPeriodOpen(completedAt, now)) {
       throw new ApiError('INVALID_STATE', `the review period of this contract ended at ${reviewDeadline(completedAt).toISOString()}`);
     }
-    const role = roleOf(contract, callerId);
+    const role = roleOf(contract, actor.userId);
     const review = await repo.insertReview(tx, {
       id: newId(),
       contractId: contract.id,
-      authorUserId: callerId,
+      authorUserId: actor.userId,
       authorRole: role,
       revieweeUserId: role === 'client' ? contract.workerUserId : contract.clientUserId,
       rating: input.rating,
@@ -82,17 +77,17 @@ export async function submitReview(
     if (!review) throw conflict('you already reviewed this contract (a review cannot be changed)');
     const reviews = await repo.listContractReviews(tx, contract.id);
     // Both parties have now reviewed: the blind period ends for both reviews.
-    if (reviews.length === 2) await publish(tx, reviews, callerId, now);
-    return view(contract, callerId, await repo.listContractReviews(tx, contract.id), now);
+    if (reviews.length === 2) await publish(tx, reviews, actor, now);
+    return view(contract, actor, await repo.listContractReviews(tx, contract.id), now);
   });
 }
 
 /** The caller's view of a completed contract's reviews (404 for a non-party, 409 before completion). */
-export async function getContractReviews(ctx: Db, callerId: string, contractId: string, now = new Date()) {
-  const contract = await contractsRepo.getContractForParty(ctx.db, callerId, contractId);
+export async function getContractReviews(ctx: Db, actor: Actor, contractId: string, now = new Date()) {
+  const contract = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
   if (!contract) throw notFound('contract');
   requireCompleted(contract);
-  return view(contract, callerId, await repo.listContractReviews(ctx.db, contract.id), now);
+  return view(contract, actor, await repo.listContractReviews(ctx.db, contract.id), now);
 }
 
 /** A user's published reviews, newest first: `rows` holds limit + 1 (for paging). */

@@ -1,5 +1,6 @@
 // Webhook endpoints: registering, changing, rotating the secret, listing attempts, sending a test,
 // redelivering and replaying. Delivery itself is in webhook-delivery.ts (docs/architecture.md §6).
+import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import {
   countEndpoints,
@@ -61,15 +62,15 @@ export interface EndpointInput {
 }
 
 /** Registers an endpoint; returns it with its secret (shown to the caller this once). */
-export async function createWebhookEndpoint(ctx: Db & Settings, userId: string, input: EndpointInput) {
+export async function createWebhookEndpoint(ctx: Db & Settings, actor: Actor, input: EndpointInput) {
   const url = await checkedUrl(ctx.config, input.url);
   const eventTypes = checkedEventTypes(input.eventTypes);
   return ctx.db.transaction(async (tx) => {
-    await lockUserForEndpoints(tx, userId);
-    if ((await countEndpoints(tx, userId)) >= MAX_ENDPOINTS_PER_USER) {
+    await lockUserForEndpoints(tx, actor.userId);
+    if ((await countEndpoints(tx, actor.userId)) >= MAX_ENDPOINTS_PER_USER) {
       throw conflict(`you have ${MAX_ENDPOINTS_PER_USER} webhook endpoints, the most allowed; delete one first`);
     }
-    return insertEndpoint(tx, userId, {
+    return insertEndpoint(tx, actor.userId, {
       id: newId(),
       url,
       description: input.description?.trim() ?? '',
@@ -79,12 +80,12 @@ export async function createWebhookEndpoint(ctx: Db & Settings, userId: string, 
   });
 }
 
-export function listWebhookEndpoints(ctx: Db, userId: string, page: { limit: number; beforeId?: string }) {
-  return listEndpoints(ctx.db, userId, page);
+export function listWebhookEndpoints(ctx: Db, actor: Actor, page: { limit: number; beforeId?: string }) {
+  return listEndpoints(ctx.db, actor.userId, page);
 }
 
-export async function getWebhookEndpoint(ctx: Db, userId: string, id: string): Promise<WebhookEndpointRow> {
-  const row = await getEndpoint(ctx.db, userId, id);
+export async function getWebhookEndpoint(ctx: Db, actor: Actor, id: string): Promise<WebhookEndpointRow> {
+  const row = await getEndpoint(ctx.db, actor.userId, id);
   if (!row) throw notFound('webhook endpoint');
   return row;
 }
@@ -92,34 +93,34 @@ export async function getWebhookEndpoint(ctx: Db, userId: string, id: string): P
 /** Changes an endpoint; `enabled: true` re-enables a disabled one (its failing streak forgotten), `false` disables it. */
 export async function updateWebhookEndpoint(
   ctx: Db & Settings,
-  userId: string,
+  actor: Actor,
   id: string,
   patch: Partial<EndpointInput> & { enabled?: boolean },
 ): Promise<WebhookEndpointRow> {
-  await getWebhookEndpoint(ctx, userId, id); // 404 before judging the body
+  await getWebhookEndpoint(ctx, actor, id); // 404 before judging the body
   const changes: EndpointChanges = {};
   if (patch.url !== undefined) changes.url = await checkedUrl(ctx.config, patch.url);
   if (patch.description !== undefined) changes.description = patch.description.trim();
   if (patch.eventTypes !== undefined) changes.eventTypes = checkedEventTypes(patch.eventTypes);
   if (patch.enabled === true) Object.assign(changes, { disabledAt: null, disabledReason: null, failingSince: null });
   if (patch.enabled === false) Object.assign(changes, { disabledAt: new Date(), disabledReason: 'manual' });
-  const row = await updateEndpoint(ctx.db, userId, id, changes);
+  const row = await updateEndpoint(ctx.db, actor.userId, id, changes);
   if (!row) throw notFound('webhook endpoint');
   return row;
 }
 
-export async function deleteWebhookEndpoint(ctx: Db, userId: string, id: string): Promise<WebhookEndpointRow> {
-  const row = await deleteEndpoint(ctx.db, userId, id);
+export async function deleteWebhookEndpoint(ctx: Db, actor: Actor, id: string): Promise<WebhookEndpointRow> {
+  const row = await deleteEndpoint(ctx.db, actor.userId, id);
   if (!row) throw notFound('webhook endpoint');
   return row;
 }
 
 /** A new secret; the current one keeps signing beside it for 24 h (a secret older than that is dropped). */
-export async function rotateWebhookSecret(ctx: Db, userId: string, id: string): Promise<WebhookEndpointRow> {
+export async function rotateWebhookSecret(ctx: Db, actor: Actor, id: string): Promise<WebhookEndpointRow> {
   return ctx.db.transaction(async (tx) => {
-    const current = await getEndpoint(tx, userId, id, true);
+    const current = await getEndpoint(tx, actor.userId, id, true);
     if (!current) throw notFound('webhook endpoint');
-    const row = await updateEndpoint(tx, userId, id, {
+    const row = await updateEndpoint(tx, actor.userId, id, {
       secret: newWebhookSecret(),
       previousSecret: current.secret,
       previousSecretUntil: new Date(Date.now() + PREVIOUS_SECRET_OVERLAP_MS),
@@ -128,14 +129,14 @@ export async function rotateWebhookSecret(ctx: Db, userId: string, id: string): 
   });
 }
 
-export async function listWebhookDeliveries(ctx: Db, userId: string, endpointId: string, page: { limit: number; beforeId?: string }) {
-  await getWebhookEndpoint(ctx, userId, endpointId);
-  return listDeliveries(ctx.db, userId, endpointId, page);
+export async function listWebhookDeliveries(ctx: Db, actor: Actor, endpointId: string, page: { limit: number; beforeId?: string }) {
+  await getWebhookEndpoint(ctx, actor, endpointId);
+  return listDeliveries(ctx.db, actor.userId, endpointId, page);
 }
 
 /** Sends a signed test message (type `webhook.test`) now, once, and records the attempt. */
-export async function sendTestDelivery(ctx: Db & Settings, userId: string, id: string): Promise<WebhookDeliveryRow> {
-  const endpoint = await getWebhookEndpoint(ctx, userId, id);
+export async function sendTestDelivery(ctx: Db & Settings, actor: Actor, id: string): Promise<WebhookDeliveryRow> {
+  const endpoint = await getWebhookEndpoint(ctx, actor, id);
   const messageId = newId();
   const body = JSON.stringify({
     id: messageId,
@@ -160,9 +161,9 @@ function requireEnabled(endpoint: WebhookEndpointRow) {
 }
 
 /** Sends one delivery's event again (one attempt, no retries after it), as a job. */
-export async function redeliver(ctx: Db & Jobs, userId: string, endpointId: string, deliveryId: string): Promise<{ queued: number }> {
-  const endpoint = await getWebhookEndpoint(ctx, userId, endpointId);
-  const delivery = await getDelivery(ctx.db, userId, endpointId, deliveryId);
+export async function redeliver(ctx: Db & Jobs, actor: Actor, endpointId: string, deliveryId: string): Promise<{ queued: number }> {
+  const endpoint = await getWebhookEndpoint(ctx, actor, endpointId);
+  const delivery = await getDelivery(ctx.db, actor.userId, endpointId, deliveryId);
   if (!delivery) throw notFound('delivery');
   if (delivery.eventType === TEST_EVENT_TYPE) throw new ApiError('INVALID_STATE', 'a test message is not redelivered: send another test');
   requireEnabled(endpoint);
@@ -173,8 +174,8 @@ export async function redeliver(ctx: Db & Jobs, userId: string, endpointId: stri
 }
 
 /** Sends again every event whose attempts to this endpoint since `since` all failed (one attempt each, no retries). */
-export async function replayFailed(ctx: Db & Jobs, userId: string, endpointId: string, since: Date): Promise<{ queued: number }> {
-  const endpoint = await getWebhookEndpoint(ctx, userId, endpointId);
+export async function replayFailed(ctx: Db & Jobs, actor: Actor, endpointId: string, since: Date): Promise<{ queued: number }> {
+  const endpoint = await getWebhookEndpoint(ctx, actor, endpointId);
   requireEnabled(endpoint);
   return ctx.db.transaction(async (tx) => {
     const eventIds = await failedEventIds(tx, endpointId, since, MAX_REPLAY);
