@@ -32,12 +32,21 @@ export function contractHandlers(): Handlers<
       return contracts.contractView(ctx, await contracts.getContract(ctx, actorOf(request), request.params.id));
     },
 
-    async approveContract(request, _reply, { ctx }) {
+    async approveContract(request, _reply, op) {
       const actor = actorOf(request);
-      const { contract, connectUrl } = await contracts.approve(ctx, actor, request.params.id, {
-        revisionCount: request.body?.revision_count,
+      const seen = { revisionCount: request.body?.revision_count };
+      const attempt = async () => {
+        const plan = await contracts.planApproval(op.ctx, actor, request.params.id, seen, op.outside);
+        return op.final(async (ctx) => {
+          const { contract, connectUrl } = await contracts.approve(ctx, actor, plan);
+          return { contract: await contracts.contractView(ctx, contract), connect_url: connectUrl };
+        });
+      };
+      // The client approved between the plan and its transaction: plan again, now with the worker's link.
+      return attempt().catch((err: unknown) => {
+        if (err instanceof contracts.ApprovalNeedsLink) return attempt();
+        throw err;
       });
-      return { contract: await contracts.contractView(ctx, contract), connect_url: connectUrl };
     },
 
     async reviseContract(request, _reply, { ctx }) {

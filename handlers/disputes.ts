@@ -7,7 +7,7 @@ import { sendInertFile, uploadOf } from '../src/http/uploads.ts';
 import { decodeCursor, DEFAULT_LIMIT, page } from '../src/http/pagination.ts';
 import * as disputes from '../src/services/disputes.ts';
 import * as resolution from '../src/services/dispute-resolution.ts';
-import { recommend } from '../src/services/dispute-recommendation.ts';
+import { askForAdvice, recommend } from '../src/services/dispute-recommendation.ts';
 
 type Operations =
   | 'listDisputes'
@@ -70,7 +70,11 @@ export function disputeHandlers(): Handlers<Operations> {
 
     withdrawDispute: (request, _reply, { ctx }) => disputes.withdraw(ctx, actorOf(request), request.params.id),
 
-    requestDisputeRecommendation: (request, _reply, { ctx }) => recommend(ctx, actorOf(request), request.params.id),
+    async requestDisputeRecommendation(request, _reply, op) {
+      const actor = actorOf(request);
+      const advice = await askForAdvice(op.ctx, actor, request.params.id, op.outside);
+      return op.final((ctx) => recommend(ctx, actor, request.params.id, advice));
+    },
 
     acceptDisputeOutcome: (request, _reply, { ctx }) => {
       const body = request.body;

@@ -30,11 +30,13 @@ export function webhookHandlers(): Handlers<WebhookOperations> {
       return page(rows, limit, presentWebhookEndpoint);
     },
 
-    async createWebhookEndpoint(request, reply, { ctx }) {
+    async createWebhookEndpoint(request, reply, op) {
       const { url, description, event_types } = request.body;
-      const row = await webhooks.createWebhookEndpoint(ctx, actorOf(request), { url, description, eventTypes: event_types });
+      const endpoint = await webhooks.checkEndpoint(op.ctx, { url, description, eventTypes: event_types }, op.outside);
       reply.code(201);
-      return presentWebhookEndpointWithSecret(row);
+      return op.final(async (ctx) =>
+        presentWebhookEndpointWithSecret(await webhooks.createWebhookEndpoint(ctx, actorOf(request), endpoint)),
+      );
     },
 
     async getWebhookEndpoint(request, _reply, { ctx }) {
@@ -61,8 +63,9 @@ export function webhookHandlers(): Handlers<WebhookOperations> {
       return presentWebhookEndpointWithSecret(await webhooks.rotateWebhookSecret(ctx, actorOf(request), request.params.id));
     },
 
-    async testWebhookEndpoint(request, _reply, { ctx }) {
-      return presentWebhookDelivery(await webhooks.sendTestDelivery(ctx, actorOf(request), request.params.id));
+    async testWebhookEndpoint(request, _reply, op) {
+      const test = await webhooks.sendTestDelivery(op.ctx, actorOf(request), request.params.id, op.outside);
+      return op.final(async (ctx) => presentWebhookDelivery(await webhooks.recordTestDelivery(ctx, test)));
     },
 
     async listWebhookDeliveries(request, _reply, { ctx }) {

@@ -134,7 +134,7 @@ describe('a slow payment provider under an Idempotency-Key holds no transaction'
   let paid: TestServer;
   beforeAll(async () => {
     stripe = await startFakeStripe();
-    paid = await startStripeServer(stripe);
+    paid = await startStripeServer(stripe, { STRIPE_TIMEOUT_MS: '10000' });
   });
   afterAll(async () => {
     await paid?.close();
@@ -147,7 +147,7 @@ describe('a slow payment provider under an Idempotency-Key holds no transaction'
     const milestones = Array.from({ length: SLOW_REQUESTS }, (_, i) => ({ title: `Part ${i + 1}`, amount_cents: 1_000 + i }));
     const { contract } = await activeStripeContract(paid, stripe, client, worker, milestones);
     const bystander = await paid.user('Bystander Three');
-    for (let i = 0; i < SLOW_REQUESTS; i++) stripe.delayNext(HOLD_MS, '/v1/payment_intents');
+    for (let i = 0; i < SLOW_REQUESTS; i++) stripe.delayNext(HOLD_MS, 'POST /v1/payment_intents');
     const previous = server;
     server = paid;
     try {

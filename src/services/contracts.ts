@@ -10,22 +10,23 @@ import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
 import { contractTransitions, type ContractAction, type ContractStatus } from '../domain/contract.ts';
-import { negotiationTransitions } from '../domain/negotiation.ts';
+import { negotiationTransitions, type PartyRole } from '../domain/negotiation.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { requireRole, roleOf } from '../domain/parties.ts';
 import { contractEvent, negotiationEvent } from './events.ts';
 import { presentContract } from '../presenters/contracts.ts';
 import type { Context } from '../context.ts';
+import { callNow, type Outside } from '../outside.ts';
 
 export function move(contract: ContractRow, action: ContractAction) {
   return transition(contractTransitions, 'contract', contract.status, action);
 }
 
 /** The worker's provider account, created on first need (idempotent at the provider). */
-async function ensureWorkerAccount(ctx: Context, workerUserId: string) {
+async function ensureWorkerAccount(ctx: Context, workerUserId: string, outside: Outside = callNow) {
   const existing = await accountsRepo.getPaymentAccount(ctx.db, workerUserId, ctx.payments.name);
   if (existing) return existing;
-  const { accountId } = await ctx.payments.createConnectedAccount({ userId: workerUserId });
+  const { accountId } = await outside('account', () => ctx.payments.createConnectedAccount({ userId: workerUserId }));
   return accountsRepo.savePaymentAccount(ctx.db, workerUserId, ctx.payments.name, accountId);
 }
 
@@ -38,6 +39,48 @@ async function onboardingLink(ctx: Context, accountId: string, contractId: strin
   return url;
 }
 
+/** What an approval needs before its transaction: the worker's onboarding link, when this may be the final approval. */
+export interface ApprovalPlan {
+  contractId: string;
+  role: PartyRole;
+  revisionCount: number | undefined;
+  /** The link for a worker who still has to pass KYC; null when verified; undefined when not made. */
+  link: string | null | undefined;
+}
+
+/**
+ * An approval's outside step: when the worker approves after the client, the worker's provider
+ * account and onboarding link are made before anything is written, so a provider failure
+ * changes nothing.
+ */
+export async function planApproval(
+  ctx: Context,
+  actor: Actor,
+  contractId: string,
+  seen: { revisionCount?: number } = {},
+  outside: Outside = callNow,
+): Promise<ApprovalPlan> {
+  const before = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
+  if (!before) throw notFound('contract');
+  const role = roleOf(before, actor.userId);
+  if (before.status === 'pending_owner_approval') requireSeenRevision(before, seen.revisionCount);
+  const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
+  let link: string | null | undefined;
+  if (role === 'worker' && before.status === 'pending_owner_approval' && otherApproved) {
+    const account = await ensureWorkerAccount(ctx, before.workerUserId, outside);
+    link = account.verifiedAt !== null ? null : await outside('link', () => onboardingLink(ctx, account.accountId, before.id));
+  }
+  return { contractId, role, revisionCount: seen.revisionCount, link };
+}
+
+/** The worker's approval turned out final, but its plan has no link: the client approved meanwhile. Plan again. */
+export class ApprovalNeedsLink extends Error {
+  constructor() {
+    super('the other party approved meanwhile: the approval needs the onboarding link');
+    this.name = 'ApprovalNeedsLink';
+  }
+}
+
 /**
  * An owner's approval (by session or key, counted the same). The second approval moves the
  * contract to pending_freelancer_kyc — or straight on to active when the worker is already
@@ -45,20 +88,11 @@ async function onboardingLink(ctx: Context, accountId: string, contractId: strin
  * still has to pass KYC. The link is the worker's alone (as GET connect-link is): whoever opens it
  * completes the worker's identity checks and names the bank account payouts go to.
  */
-export async function approve(ctx: Context, actor: Actor, contractId: string, seen: { revisionCount?: number } = {}) {
-  const before = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
-  if (!before) throw notFound('contract');
-  const role = roleOf(before, actor.userId);
-  if (before.status === 'pending_owner_approval') requireSeenRevision(before, seen.revisionCount);
-  // Provider work happens before anything is written, so a provider failure changes nothing.
-  const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
-  let preparedLink: string | null | undefined;
-  if (role === 'worker' && before.status === 'pending_owner_approval' && otherApproved) {
-    const account = await ensureWorkerAccount(ctx, before.workerUserId);
-    preparedLink = account.verifiedAt !== null ? null : await onboardingLink(ctx, account.accountId, before.id);
-  }
-
+export async function approve(ctx: Context, actor: Actor, plan: ApprovalPlan) {
+  const { contractId, role } = plan;
   const result = await ctx.db.transaction(async (tx) => {
+    const before = await contractsRepo.getContractForParty(tx, actor.userId, contractId);
+    if (!before) throw notFound('contract');
     // The worker's account first, then the contract: the order the KYC webhook locks them in
     // (workerVerified, below), so a verification committing meanwhile is seen, and no deadlock.
     const account = await accountsRepo.lockPaymentAccount(tx, before.workerUserId, ctx.payments.name);
@@ -70,7 +104,7 @@ export async function approve(ctx: Context, actor: Actor, contractId: string, se
     const contract = await contractsRepo.lockContractForParty(tx, actor.userId, contractId);
     if (!contract) throw notFound('contract');
     const step = move(contract, 'approve');
-    requireSeenRevision(contract, seen.revisionCount);
+    requireSeenRevision(contract, plan.revisionCount);
     if (contract.approvalDeadline && contract.approvalDeadline.getTime() <= Date.now()) {
       // Past the deadline: expire it here (the job may not have run yet) rather than approve it.
       await expireLocked(tx, contract, new Date());
@@ -93,16 +127,13 @@ export async function approve(ctx: Context, actor: Actor, contractId: string, se
       const active = move(updated, 'verify_worker');
       updated = await contractsRepo.updateContract(tx, contract.id, { status: active.to, activatedAt: new Date() });
       await contractEvent(tx, active.event, updated, null);
+    } else if (role === 'worker' && plan.link === undefined) {
+      throw new ApprovalNeedsLink(); // rolls this transaction back
     }
     return { contract: updated, final: true, expired: false };
   });
   if (result.expired) throw new ApiError('INVALID_STATE', 'the approval deadline has passed: the contract is expired');
-
-  let connectUrl: string | null = null;
-  if (role === 'worker' && result.final && result.contract.status === 'pending_freelancer_kyc') {
-    // The other party approved between our read and our lock: make the link now.
-    connectUrl = preparedLink ?? (await linkAfterTheFact(ctx, result.contract));
-  }
+  const connectUrl = role === 'worker' && result.final && result.contract.status === 'pending_freelancer_kyc' ? (plan.link ?? null) : null;
   return { contract: result.contract, connectUrl };
 }
 
@@ -114,16 +145,6 @@ function requireSeenRevision(contract: ContractRow, revisionCount: number | unde
     `the contract was revised since revision_count ${revisionCount}: it is at ${contract.revisionCount}, ` +
       'with terms your owner has not approved; show them the current terms first',
   );
-}
-
-/** Best effort: the approval stands; the worker can always fetch a link with GET connect-link. */
-async function linkAfterTheFact(ctx: Context, contract: ContractRow): Promise<string | null> {
-  try {
-    const account = await ensureWorkerAccount(ctx, contract.workerUserId);
-    return await onboardingLink(ctx, account.accountId, contract.id);
-  } catch {
-    return null;
-  }
 }
 
 /** A party sends the contract back to negotiation with notes; approvals are cleared. */

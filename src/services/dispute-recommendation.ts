@@ -17,6 +17,7 @@ import { askForJson, LlmError } from '../llm/chat-completions.ts';
 import { presentDispute } from '../presenters/disputes.ts';
 import { partyDispute } from './disputes.ts';
 import { disputeEvent } from './events.ts';
+import { callNow, type Outside } from '../outside.ts';
 
 /** Everything the model is told about this dispute (before redaction), from the database. */
 async function factsOf(ctx: Pick<Context, 'db'>, contract: ContractRow, dispute: DisputeRow): Promise<RecommendationFacts> {
@@ -64,7 +65,22 @@ async function factsOf(ctx: Pick<Context, 'db'>, contract: ContractRow, dispute:
   };
 }
 
-export async function recommend(ctx: Pick<Context, 'db' | 'config'>, actor: Actor, disputeId: string) {
+/** The model's advice, checked: what the recommendation's transaction stores. */
+export interface Advice {
+  answer: Extract<ReturnType<typeof checkAnswer>, { answer: unknown }>['answer'];
+  model: string;
+}
+
+/**
+ * The recommendation's outside step: the model is asked, and its answer checked, with no
+ * transaction open. Only a valid answer comes back (and is recorded for a retry of the request).
+ */
+export async function askForAdvice(
+  ctx: Pick<Context, 'db' | 'config'>,
+  actor: Actor,
+  disputeId: string,
+  outside: Outside = callNow,
+): Promise<Advice> {
   const { dispute, contract } = await partyDispute(ctx, actor, disputeId);
   const settings = ctx.config.llm;
   if (!settings) {
@@ -77,34 +93,42 @@ export async function recommend(ctx: Pick<Context, 'db' | 'config'>, actor: Acto
     throw new ApiError('INVALID_STATE', `a recommendation is given once the other party has responded; the dispute is ${dispute.status}`);
   }
   const facts = await factsOf(ctx, contract, dispute);
-  let answer: Awaited<ReturnType<typeof askForJson>>;
-  try {
-    answer = await askForJson(settings, {
-      messages: recommendationMessages(facts),
-      schemaName: 'dispute_recommendation',
-      schema: RECOMMENDATION_SCHEMA,
-    });
-  } catch (err) {
-    if (!(err instanceof LlmError)) throw err;
-    if (err.kind === 'timeout') throw new ApiError('RECOMMENDATION_TIMEOUT', `${err.message}; nothing was changed`);
-    throw new ApiError('RECOMMENDATION_FAILED', `${err.message}; nothing was changed`);
-  }
-  const checked = checkAnswer(
-    answer.value,
-    facts.evidence.map((e) => e.id),
-  );
-  if ('problem' in checked) {
-    throw new ApiError(
-      'RECOMMENDATION_FAILED',
-      `the model answered something that is not a valid recommendation (${checked.problem}); nothing was changed`,
+  return outside('advice', async () => {
+    let answer: Awaited<ReturnType<typeof askForJson>>;
+    try {
+      answer = await askForJson(settings, {
+        messages: recommendationMessages(facts),
+        schemaName: 'dispute_recommendation',
+        schema: RECOMMENDATION_SCHEMA,
+      });
+    } catch (err) {
+      if (!(err instanceof LlmError)) throw err;
+      if (err.kind === 'timeout') throw new ApiError('RECOMMENDATION_TIMEOUT', `${err.message}; nothing was changed`);
+      throw new ApiError('RECOMMENDATION_FAILED', `${err.message}; nothing was changed`);
+    }
+    const checked = checkAnswer(
+      answer.value,
+      facts.evidence.map((e) => e.id),
     );
-  }
+    if ('problem' in checked) {
+      throw new ApiError(
+        'RECOMMENDATION_FAILED',
+        `the model answered something that is not a valid recommendation (${checked.problem}); nothing was changed`,
+      );
+    }
+    return { answer: checked.answer, model: answer.model };
+  });
+}
+
+/** Stores the advice as the dispute's recommendation, replacing the previous one. */
+export async function recommend(ctx: Pick<Context, 'db' | 'config'>, actor: Actor, disputeId: string, advice: Advice) {
+  const { contract } = await partyDispute(ctx, actor, disputeId);
   return ctx.db.transaction(async (tx) => {
-    const locked = (await repo.lockDispute(tx, dispute.id))!;
+    const locked = (await repo.lockDispute(tx, disputeId))!;
     // Resolved or withdrawn while the model thought: the advice comes too late to be kept.
     if (locked.status !== 'responded')
       throw new ApiError('INVALID_STATE', `the dispute was ${locked.status} meanwhile; nothing was changed`);
-    const recommendation = { ...checked.answer, model: answer.model, created_at: new Date().toISOString() };
+    const recommendation = { ...advice.answer, model: advice.model, created_at: new Date().toISOString() };
     const updated = await repo.updateDispute(tx, locked.id, { recommendation });
     const view = presentDispute(updated, await repo.countEvidence(tx, locked.id));
     await disputeEvent(tx, 'dispute.recommended', contract, view, actor);

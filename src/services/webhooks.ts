@@ -22,7 +22,8 @@ import { isEventType } from '../domain/events.ts';
 import { ApiError, conflict, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { newWebhookSecret } from '../webhooks/signing.ts';
-import { checkWebhookUrl, WebhookUrlError } from '../webhooks/safe-delivery.ts';
+import { checkWebhookUrl, type DeliveryResult, WebhookUrlError } from '../webhooks/safe-delivery.ts';
+import { callNow, type Outside } from '../outside.ts';
 import { attempt, enqueueDelivery, resultColumns, urlOptions } from './webhook-delivery.ts';
 
 type Db = Pick<Context, 'db'>;
@@ -61,22 +62,28 @@ export interface EndpointInput {
   eventTypes?: string[] | null;
 }
 
-/** Registers an endpoint; returns it with its secret (shown to the caller this once). */
-export async function createWebhookEndpoint(ctx: Db & Settings, actor: Actor, input: EndpointInput) {
-  const url = await checkedUrl(ctx.config, input.url);
+/** An endpoint's URL and types, checked (the URL's host resolved to a public address). */
+export interface CheckedEndpoint {
+  url: string;
+  description: string;
+  eventTypes: string[] | null;
+}
+
+/** Registering's outside step: the URL is checked (its host looked up) with no transaction open. */
+export async function checkEndpoint(ctx: Settings, input: EndpointInput, outside: Outside = callNow): Promise<CheckedEndpoint> {
   const eventTypes = checkedEventTypes(input.eventTypes);
+  const url = await outside('url', () => checkedUrl(ctx.config, input.url));
+  return { url, description: input.description?.trim() ?? '', eventTypes };
+}
+
+/** Registers a checked endpoint; returns it with its secret (shown to the caller this once). */
+export async function createWebhookEndpoint(ctx: Db, actor: Actor, endpoint: CheckedEndpoint) {
   return ctx.db.transaction(async (tx) => {
     await lockUserForEndpoints(tx, actor.userId);
     if ((await countEndpoints(tx, actor.userId)) >= MAX_ENDPOINTS_PER_USER) {
       throw conflict(`you have ${MAX_ENDPOINTS_PER_USER} webhook endpoints, the most allowed; delete one first`);
     }
-    return insertEndpoint(tx, actor.userId, {
-      id: newId(),
-      url,
-      description: input.description?.trim() ?? '',
-      eventTypes,
-      secret: newWebhookSecret(),
-    });
+    return insertEndpoint(tx, actor.userId, { id: newId(), ...endpoint, secret: newWebhookSecret() });
   });
 }
 
@@ -134,8 +141,15 @@ export async function listWebhookDeliveries(ctx: Db, actor: Actor, endpointId: s
   return listDeliveries(ctx.db, actor.userId, endpointId, page);
 }
 
-/** Sends a signed test message (type `webhook.test`) now, once, and records the attempt. */
-export async function sendTestDelivery(ctx: Db & Settings, actor: Actor, id: string): Promise<WebhookDeliveryRow> {
+/** A test message sent, and what came of it. */
+export interface TestDelivery {
+  endpointId: string;
+  messageId: string;
+  result: DeliveryResult;
+}
+
+/** Sends a signed test message (type `webhook.test`) now, once, with no transaction open. */
+export async function sendTestDelivery(ctx: Db & Settings, actor: Actor, id: string, outside: Outside = callNow): Promise<TestDelivery> {
   const endpoint = await getWebhookEndpoint(ctx, actor, id);
   const messageId = newId();
   const body = JSON.stringify({
@@ -144,14 +158,22 @@ export async function sendTestDelivery(ctx: Db & Settings, actor: Actor, id: str
     created_at: new Date().toISOString(),
     data: { endpoint_id: endpoint.id, message: 'A test delivery from gigmarket.' },
   });
-  const result = await attempt(ctx, endpoint, { id: messageId, body });
+  return outside('delivery', async () => ({
+    endpointId: endpoint.id,
+    messageId,
+    result: await attempt(ctx, endpoint, { id: messageId, body }),
+  }));
+}
+
+/** Records the test message's attempt. */
+export function recordTestDelivery(ctx: Db, test: TestDelivery): Promise<WebhookDeliveryRow> {
   return insertDelivery(ctx.db, {
     id: newId(),
-    endpointId: endpoint.id,
-    eventId: messageId,
+    endpointId: test.endpointId,
+    eventId: test.messageId,
     eventType: TEST_EVENT_TYPE,
     attempt: 1,
-    ...resultColumns(result),
+    ...resultColumns(test.result),
   });
 }
 
