@@ -21,6 +21,8 @@ export interface Config {
         authorizeUrl: string;
         tokenUrl: string;
         apiUrl: string;
+        /** GITHUB_TIMEOUT_MS: the longest wait for each of GitHub's answers during a sign-in. */
+        timeoutMs: number;
       }
     | undefined;
   bodyLimitBytes: number;
@@ -91,15 +93,10 @@ export interface HttpTimeouts {
  * so the balancer, not the server, closes an idle connection and never reuses a closing one).
  */
 function httpTimeouts(env: NodeJS.ProcessEnv, llmSettings: LlmSettings | undefined): HttpTimeouts {
-  const positive = (name: string, fallback: number) => {
-    const value = int(env, name, fallback);
-    if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
-    return value;
-  };
   const timeouts = {
-    requestMs: positive('HTTP_REQUEST_TIMEOUT_MS', 30_000),
-    connectionMs: positive('HTTP_CONNECTION_TIMEOUT_MS', 60_000),
-    keepAliveMs: positive('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000),
+    requestMs: positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    connectionMs: positiveInt(env, 'HTTP_CONNECTION_TIMEOUT_MS', 60_000),
+    keepAliveMs: positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000),
   };
   // The connection of a recommendation is silent while the model thinks.
   if (llmSettings && llmSettings.timeoutMs >= timeouts.connectionMs) {
@@ -371,6 +368,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
+  return value;
+}
+
 /**
  * TRUST_PROXY: unset or `false`, X-Forwarded-* is ignored (the client is the socket's peer);
  * `true`, every hop is believed; a number, that many hops; else a comma-separated list of proxy
@@ -438,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             authorizeUrl: env.GITHUB_AUTHORIZE_URL || 'https://github.com/login/oauth/authorize',
             tokenUrl: env.GITHUB_TOKEN_URL || 'https://github.com/login/oauth/access_token',
             apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, ''),
+            timeoutMs: positiveInt(env, 'GITHUB_TIMEOUT_MS', 10_000),
           }
         : undefined,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
