@@ -12,6 +12,7 @@
 //   src/mcp/             the MCP server: calls the HTTP API, so of ours only itself, src/spec.ts and the API's authentication
 //   examples/            example agents: of ours only the types generated from the spec (they are API clients)
 //   src/llm/             the chat-completions call: imports only itself, src/config.ts types and src/capped-body.ts (a leaf)
+//   src/capped-body.ts   reading an outside answer up to a size: a leaf, imports nothing of ours
 //   web/                 the owners' dashboard (browser code): of ours only itself and the types generated from
 //                        the spec (it calls the HTTP API, like an agent)
 //   src/dashboard/       building and serving web/dist: never web/'s code itself
@@ -166,6 +167,13 @@ module.exports = {
       comment: 'src/llm/ may import src/config.ts only with `import type`: settings are handed in.',
       from: { path: '^src/llm/' },
       to: { path: '^src/config\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'capped-body-is-a-leaf',
+      severity: 'error',
+      comment: 'src/capped-body.ts (reading an outside answer up to a size) imports nothing of ours, so that every layer that calls out may use it.',
+      from: { path: '^src/capped-body\\.ts$' },
+      to: { path: OURS },
     },
     {
       name: 'not-to-unresolvable',
