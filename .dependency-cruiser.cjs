@@ -22,7 +22,8 @@
 //   src/services/        no transport: never src/http/, fastify only as types
 //   self-contained building blocks, each importing only the little of ours it names:
 //     src/webhooks/ (delivery's parts), src/notifications/ (email), src/storage/ (the file store),
-//     src/llm/ (the chat-completions call), src/mcp/ (the MCP server: calls the HTTP API)
+//     src/llm/ (the chat-completions call), src/mcp/ (the MCP server: calls the HTTP API),
+//     src/capped-body.ts (reading an outside answer up to a size: a leaf, imports nothing of ours)
 //   API clients: examples/ and web/ (the dashboard, browser code) import, of ours, only the spec's
 //     types (and themselves); src/dashboard/ builds and serves web/dist, and by the direction no
 //     module of src/ imports web/'s code
@@ -160,9 +161,10 @@ module.exports = {
     {
       name: 'llm-is-self-contained',
       severity: 'error',
-      comment: 'src/llm/ (the chat-completions call) may import, of ours, only itself and types from src/config.ts: facts come in, JSON goes out.',
+      comment:
+        'src/llm/ (the chat-completions call) may import, of ours, only itself, types from src/config.ts and src/capped-body.ts (a leaf, reading the answer): facts come in, JSON goes out.',
       from: { path: '^src/llm/' },
-      to: { path: OURS, pathNot: '^src/llm/|^src/config\\.ts$' },
+      to: { path: OURS, pathNot: '^src/llm/|^src/config\\.ts$|^src/capped-body\\.ts$' },
     },
     {
       name: 'llm-is-self-contained',
@@ -170,6 +172,13 @@ module.exports = {
       comment: 'src/llm/ may import src/config.ts only with `import type`: settings are handed in.',
       from: { path: '^src/llm/' },
       to: { path: '^src/config\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'capped-body-is-a-leaf',
+      severity: 'error',
+      comment: 'src/capped-body.ts (reading an outside answer up to a size) imports nothing of ours, so that every layer that calls out may use it.',
+      from: { path: '^src/capped-body\\.ts$' },
+      to: { path: OURS },
     },
     {
       name: 'not-to-unresolvable',

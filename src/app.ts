@@ -18,6 +18,7 @@ import { keepRawJsonBodies, refuseResponseOnlyBodies } from './http/raw-body.ts'
 import { RequestLogController, loggerOptions } from './http/logging.ts';
 import { lazySerializers } from './http/serialization.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
+import { serverTimeouts } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { leaveMultipartBodiesUnread, readUploads, registerUploadRoutes, uploadFieldsOf } from './http/uploads.ts';
 import { registerMcpRoute } from './mcp/http.ts';
@@ -58,6 +59,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     logger: options.logger ?? loggerOptions(config.logLevel),
     logController: new RequestLogController(),
     bodyLimit: config.bodyLimitBytes,
+    ...serverTimeouts(config.httpTimeouts),
     // A number of hops as Fastify itself reads one (its types take only the function form).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,

@@ -21,9 +21,13 @@ export interface Config {
         authorizeUrl: string;
         tokenUrl: string;
         apiUrl: string;
+        /** GITHUB_TIMEOUT_MS: the longest wait for each of GitHub's answers during a sign-in. */
+        timeoutMs: number;
       }
     | undefined;
   bodyLimitBytes: number;
+  /** HTTP_*_TIMEOUT_MS: how long the server waits on a client (src/http/server-timeouts.ts). */
+  httpTimeouts: HttpTimeouts;
   /** Which proxies' X-Forwarded-* headers to believe (Fastify's trustProxy): none unless TRUST_PROXY says. */
   trustProxy: boolean | number | string[];
   logLevel: string;
@@ -74,6 +78,35 @@ export interface EmailSettings {
   from: { name: string; address: string };
   /** Each of: connecting, waiting for the greeting, and silence within the session (a dead server fails the send). */
   timeoutMs: number;
+}
+
+export interface HttpTimeouts {
+  /** HTTP_REQUEST_TIMEOUT_MS: a request's headers and body must all have arrived within this (else 408). */
+  requestMs: number;
+  /** HTTP_CONNECTION_TIMEOUT_MS: a connection with no byte in or out for this long is closed, mid-request or mid-response. */
+  connectionMs: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT_MS: how long an idle kept-alive connection waits for its next request. */
+  keepAliveMs: number;
+}
+
+/**
+ * Defaults: 30 s for a whole request (a 5 MB upload needs about 1.4 Mbit/s), 60 s of silence,
+ * and Fastify's 72 s of keep-alive (longer than the 60 s idle time-out of common load balancers,
+ * so the balancer, not the server, closes an idle connection and never reuses a closing one).
+ */
+function httpTimeouts(env: NodeJS.ProcessEnv, llmSettings: LlmSettings | undefined): HttpTimeouts {
+  const timeouts = {
+    requestMs: positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    connectionMs: positiveInt(env, 'HTTP_CONNECTION_TIMEOUT_MS', 60_000),
+    keepAliveMs: positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000),
+  };
+  // The connection of a recommendation is silent while the model thinks.
+  if (llmSettings && llmSettings.timeoutMs >= timeouts.connectionMs) {
+    throw new Error(
+      `HTTP_CONNECTION_TIMEOUT_MS (${timeouts.connectionMs}) must be longer than LLM_TIMEOUT_MS (${llmSettings.timeoutMs}): a recommendation's connection is silent while the model answers`,
+    );
+  }
+  return timeouts;
 }
 
 export interface RateLimitSettings {
@@ -337,6 +370,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
+  return value;
+}
+
 /**
  * TRUST_PROXY: unset or `false`, X-Forwarded-* is ignored (the client is the socket's peer);
  * `true`, every hop is believed; a number, that many hops; else a comma-separated list of proxy
@@ -385,6 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(clientId) !== Boolean(clientSecret)) {
     throw new Error('GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET must be set together');
   }
+  const llmSettings = llm(env);
   return {
     port,
     host,
@@ -403,9 +443,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             authorizeUrl: env.GITHUB_AUTHORIZE_URL || 'https://github.com/login/oauth/authorize',
             tokenUrl: env.GITHUB_TOKEN_URL || 'https://github.com/login/oauth/access_token',
             apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, ''),
+            timeoutMs: positiveInt(env, 'GITHUB_TIMEOUT_MS', 10_000),
           }
         : undefined,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
+    httpTimeouts: httpTimeouts(env, llmSettings),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     payments: payments(env),
@@ -413,7 +455,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutDaySeconds: int(env, 'PAYOUT_DAY_SECONDS', 86_400),
     idempotencyLockSeconds: Math.max(1, Math.round(duration(env, 'IDEMPOTENCY_LOCK_TIMEOUT', '120') / 1000)),
     embeddings: embeddings(env),
-    llm: llm(env),
+    llm: llmSettings,
     sourcesFile: sourcesFile(env),
     rateLimit: rateLimit(env),
     redisUrl: redisUrl(env.REDIS_URL),

@@ -4,22 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { CookieJar, SESSION_COOKIE, cookieClient, signInDev } from './helpers/session.ts';
+import { CookieJar, SESSION_COOKIE, cookieClient, githubSignIn, signInDev } from './helpers/session.ts';
 import { startFakeGithub, type FakeGithub } from './fakes/github.ts';
 import { sessions, users } from '../db/schema.ts';
 import { loadConfig } from '../src/config.ts';
-
-/** Follows the GitHub flow from /auth/github to our callback; returns the callback's response. */
-async function githubSignIn(server: TestServer, jar: CookieJar, tamper?: (callback: URL) => void) {
-  const start = await jar.fetch(`${server.url}/auth/github`);
-  expect(start.status).toBe(302);
-  const authorize = new URL(start.headers.get('location')!);
-  const approved = await jar.fetch(authorize.toString());
-  expect(approved.status).toBe(302);
-  const callback = new URL(approved.headers.get('location')!);
-  tamper?.(callback);
-  return { authorize, callback, response: await jar.fetch(callback.toString()) };
-}
 
 const sessionCookie = (jar: CookieJar) => `${SESSION_COOKIE}=${jar.cookies.get(SESSION_COOKIE)}`;
 

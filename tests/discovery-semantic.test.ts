@@ -1,11 +1,11 @@
 // Semantic ranking against a local OpenAI-compatible embeddings endpoint (tests/fakes/embeddings.ts):
 // gig embeddings computed by the job on create and update, query embeddings cached, pgvector's
 // HNSW index on PGlite and an exact scan on a server without pgvector, and results without the
-// semantic component (said so) when the endpoint fails or times out.
+// semantic component (said so) when the endpoint fails, times out or answers without end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings.ts';
+import { FLOOD_BYTES, startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings.ts';
 import { gigEmbeddings } from '../db/schema.ts';
 import { rowsOf } from '../src/search/ranking-sql.ts';
 
@@ -140,6 +140,15 @@ describe('semantic ranking', () => {
       const nonsense = await search({ q: 'keyword research' });
       expect(nonsense.semantic.reason).toMatch(/malformed embedding/);
       expect(nonsense.data.map((g) => g.id)).toContain(ids.seo);
+
+      // An answer that never ends is dropped at its cap, well before the time-out.
+      fake.fail('flood');
+      const flooded = await search({ q: 'google keyword rankings' });
+      expect(flooded.semantic.reason).toMatch(/answered more than \d+ bytes/);
+      expect(flooded.data.map((g) => g.id)).toContain(ids.seo);
+      const flood = await fake.floods.at(-1)!;
+      expect(flood.complete).toBe(false);
+      expect(flood.written).toBeLessThan(FLOOD_BYTES / 8);
     } finally {
       fake.fail(null);
     }

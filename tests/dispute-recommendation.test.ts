@@ -178,6 +178,19 @@ describe('POST /api/disputes/{id}/recommendation', () => {
     expect((await recommend(client, id)).data!.recommendation).toMatchObject({ outcome: 'split', worker_share_percent: 60 });
   });
 
+  it('stops reading an answer as soon as it passes 256 KiB, and refuses it with 502', async () => {
+    const { id } = await responded();
+    const total = 256 * 1024 * 1024;
+    chat.answerNext({ flood: total });
+    const started = performance.now();
+    expectError(await recommend(client, id), 502, 'RECOMMENDATION_FAILED', /more than a recommendation can hold/);
+    expect(performance.now() - started).toBeLessThan(1000); // LLM_TIMEOUT_MS: refused, not timed out
+    const flood = await chat.floods.at(-1)!;
+    expect(flood.complete).toBe(false); // we hung up...
+    expect(flood.written).toBeLessThan(total / 8); // ...long before the end
+    expect((await getDispute(id)).recommendation).toBeNull();
+  });
+
   it('is for the parties of a responded dispute only', async () => {
     const { worker, contract } = await responded();
     const open = await client.api.POST('/api/contracts/{id}/disputes', {

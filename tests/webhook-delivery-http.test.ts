@@ -146,6 +146,10 @@ describe('deliver: time-outs cover the whole attempt', () => {
     const never: ResolveHost = () => new Promise(() => {});
     const result = await post('http://stuck.test/ok', { timeoutMs: 200, resolveHost: never });
     expect(result).toMatchObject({ status: null, error: { kind: 'timeout' } });
+    // The lookup has its own, shorter limit within the attempt's.
+    const given = await post('http://stuck.test/ok', { timeoutMs: 10_000, lookupTimeoutMs: 200, resolveHost: never });
+    expect(given).toMatchObject({ status: null, error: { kind: 'refused', message: 'host stuck.test did not resolve within 200 ms' } });
+    expect(given.durationMs).toBeLessThan(1000);
   });
 
   it('nobody listening: a network error, not a throw', async () => {

@@ -164,6 +164,31 @@ describe('checkWebhookUrl: host names', () => {
   });
 });
 
+describe('checkWebhookUrl: a lookup that never answers', () => {
+  const never: ResolveHost = () => new Promise(() => {});
+
+  it('is given up after lookupTimeoutMs', async () => {
+    const started = performance.now();
+    const error = await refusal('https://stuck.example.com/', { ...strict, resolveHost: never, lookupTimeoutMs: 200 });
+    expect(error).toMatchObject({ reason: 'host_not_resolved', message: 'host stuck.example.com did not resolve within 200 ms' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(error.toApiError('body.url')).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+  });
+
+  it('is given up after 5 s without it, as when an endpoint is registered or changed', async () => {
+    const started = performance.now();
+    const error = await refusal('https://stuck.example.com/', { ...strict, resolveHost: never });
+    expect(error.message).toBe('host stuck.example.com did not resolve within 5000 ms');
+    expect(performance.now() - started).toBeLessThan(6000);
+  }, 10_000);
+
+  it('a slow answer within the time is taken', async () => {
+    const slow: ResolveHost = (host) => new Promise((resolve) => setTimeout(() => resolvingTo('93.184.215.14')(host).then(resolve), 100));
+    const checked = await checkWebhookUrl('https://slow.example.com/', { ...strict, resolveHost: slow, lookupTimeoutMs: 1000 });
+    expect(checked.addresses).toEqual([{ address: '93.184.215.14', family: 4 }]);
+  });
+});
+
 describe('WEBHOOKS_ALLOW_PRIVATE_URLS', () => {
   it('is false unless set, true for local development and tests, refused in production', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).webhooksAllowPrivateUrls).toBe(false);

@@ -7,10 +7,14 @@ import { upsertGithubUser } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
 import { ApiError, forbidden, unauthenticated, validationFailed } from '../errors.ts';
 import { startSession } from './session-cookie.ts';
+import { readCappedText } from '../capped-body.ts';
 
 export const GITHUB_START_PATH = '/auth/github';
 const CALLBACK_PATH = '/auth/github/callback';
 const USER_AGENT = 'gigmarket';
+/** GitHub's answers are small (a token, a profile of a few KB); past these sizes they are not read on. */
+const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+const MAX_USER_ANSWER_BYTES = 256 * 1024;
 
 export interface GithubUser {
   id: number;
@@ -19,7 +23,7 @@ export interface GithubUser {
 }
 
 /** GET {api}/user with the access token: who signed in. */
-async function fetchGithubUser(apiUrl: string, accessToken: string): Promise<GithubUser> {
+async function fetchGithubUser(apiUrl: string, accessToken: string, timeoutMs: number): Promise<GithubUser> {
   const res = await fetch(`${apiUrl}/user`, {
     headers: {
       authorization: `Bearer ${accessToken}`,
@@ -27,10 +31,14 @@ async function fetchGithubUser(apiUrl: string, accessToken: string): Promise<Git
       'x-github-api-version': '2022-11-28',
       'user-agent': USER_AGENT,
     },
-    signal: AbortSignal.timeout(10_000),
+    // Until the body is read too.
+    signal: AbortSignal.timeout(timeoutMs),
   });
-  if (!res.ok) throw new Error(`GitHub GET /user answered ${res.status}`);
-  const body = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => {});
+    throw new Error(`GitHub GET /user answered ${res.status}`);
+  }
+  const body = JSON.parse(await readCappedText(res, MAX_USER_ANSWER_BYTES)) as Record<string, unknown>;
   if (typeof body.id !== 'number' || typeof body.login !== 'string') throw new Error('GitHub GET /user returned no id and login');
   return { id: body.id, login: body.login, name: typeof body.name === 'string' && body.name.trim() ? body.name.trim() : null };
 }
@@ -56,6 +64,9 @@ export async function registerGithubSignIn(app: FastifyInstance, ctx: Context): 
       },
       // GitHub documents client_id and client_secret as form parameters of the token request.
       options: { authorizationMethod: 'body' },
+      // Wreck's, for the token request: the time-out for the answer to start and again for its
+      // body (Wreck has none by default), and the most of it that is read.
+      http: { timeout: github.timeoutMs, maxBytes: MAX_TOKEN_ANSWER_BYTES },
     },
     // No scope: the public profile (id, login, name) needs none.
     startRedirectPath: GITHUB_START_PATH,
@@ -90,7 +101,7 @@ export async function registerGithubSignIn(app: FastifyInstance, ctx: Context): 
       );
     }
 
-    const githubUser = await fetchGithubUser(github.apiUrl, granted.access_token);
+    const githubUser = await fetchGithubUser(github.apiUrl, granted.access_token, github.timeoutMs);
     const user = await upsertGithubUser(ctx.db, newId(), githubUser);
     if (!user) throw new ApiError('INTERNAL', 'could not create the user');
     await startSession(ctx, reply, user.id);

@@ -4,6 +4,7 @@
 // with the request (as a Bearer token, to LLM_URL alone). What the object must hold is the
 // caller's to check: this returns it parsed, or throws LlmError.
 import type { LlmSettings } from '../config.ts';
+import { BodyTooLargeError, readCappedText } from '../capped-body.ts';
 
 export class LlmError extends Error {
   /** `timeout`: no answer in time; `failed`: an error status, no connection, or not a JSON object. */
@@ -26,7 +27,7 @@ export interface JsonAnswer {
   value: Record<string, unknown>;
 }
 
-/** Answers past this size are not read: a recommendation is a few kilobytes. */
+/** Answers past this size are not read on: a recommendation is a few kilobytes. */
 const MAX_ANSWER_BYTES = 256 * 1024;
 
 export async function askForJson(
@@ -52,13 +53,13 @@ export async function askForJson(
       await response.body?.cancel().catch(() => {});
       throw new LlmError('failed', `the model's endpoint answered HTTP ${response.status}`);
     }
-    text = await response.text();
+    text = await readCappedText(response, MAX_ANSWER_BYTES);
   } catch (err) {
     if (err instanceof LlmError) throw err;
+    if (err instanceof BodyTooLargeError) throw new LlmError('failed', 'the model answered more than a recommendation can hold');
     if (signal.aborted) throw new LlmError('timeout', `the model did not answer within ${settings.timeoutMs} ms`);
     throw new LlmError('failed', "the model's endpoint could not be reached");
   }
-  if (text.length > MAX_ANSWER_BYTES) throw new LlmError('failed', 'the model answered more than a recommendation can hold');
   const body = parseObject(text);
   const choice = Array.isArray(body?.choices) ? (body.choices[0] as { message?: { content?: unknown; refusal?: unknown } }) : undefined;
   const content = choice?.message?.content;

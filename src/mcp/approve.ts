@@ -11,7 +11,7 @@ import { buildRequest, type CallApi, errorResult, isEnvelope, toolResult } from 
 import type { ToolDefinition } from './schema.ts';
 
 /** How long the owner has to answer the form before the tool gives up (and approves nothing). */
-const OWNER_ANSWER_TIMEOUT_MS = 10 * 60_000;
+export const OWNER_ANSWER_TIMEOUT_MS = 10 * 60_000;
 
 interface Milestone {
   title: string;

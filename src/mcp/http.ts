@@ -20,6 +20,7 @@ import { presentedKey, principalOf } from '../auth/authenticate.ts';
 import type { ApiRequest, ApiResponse, CallApi } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
 import { createMcpServer, type Extra } from './server.ts';
+import { OWNER_ANSWER_TIMEOUT_MS } from './approve.ts';
 
 /**
  * The MCP SDK (and zod under it) is loaded on the first MCP request, not at start-up: it was a
@@ -31,6 +32,11 @@ const loadTransport = () =>
   (transport ??= import('@modelcontextprotocol/sdk/server/streamableHttp.js').then((m) => m.StreamableHTTPServerTransport));
 
 const IDLE_MS = 30 * 60_000;
+/**
+ * How long an MCP response may be silent: a tool call asking the owner waits up to their time to
+ * answer with nothing to send, longer than HTTP_CONNECTION_TIMEOUT_MS allows other connections.
+ */
+const STREAM_SILENCE_MS = OWNER_ANSWER_TIMEOUT_MS + 60_000;
 const SESSIONS_PER_KEY = 16;
 
 interface Session {
@@ -176,6 +182,7 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
         // The transport writes the response itself; headers set so far (x-request-id, rate limits) go with it.
         for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
         reply.hijack();
+        reply.raw.setTimeout(STREAM_SILENCE_MS);
         try {
           await session.transport.handleRequest(raw, reply.raw, request.body);
         } catch (err) {

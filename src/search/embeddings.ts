@@ -2,6 +2,7 @@
 // answering `{ data: [{ index, embedding }] }`. Vectors are stored and compared at unit length.
 import { createHash } from 'node:crypto';
 import type { EmbeddingsSettings } from '../config.ts';
+import { BodyTooLargeError, readCappedText } from '../capped-body.ts';
 
 export class EmbeddingsError extends Error {
   constructor(message: string) {
@@ -16,34 +17,47 @@ export function normalize(v: number[]): number[] {
   return norm > 0 ? v.map((x) => x / norm) : v;
 }
 
+/**
+ * The most an answer may hold per input: an embedding of 4,096 numbers written out in JSON is
+ * about 90 KB. Past that (and a margin for the rest), the answer is not read on.
+ */
+const MAX_ANSWER_BYTES_PER_INPUT = 256 * 1024;
+const MAX_ANSWER_BYTES_BESIDES = 64 * 1024;
+
 /** Embeds `inputs` (in one request), throwing EmbeddingsError on any failure or a timeout. */
 export async function embed(settings: EmbeddingsSettings, inputs: string[], timeoutMs = settings.timeoutMs): Promise<number[][]> {
-  let response: Response;
+  const signal = AbortSignal.timeout(timeoutMs);
+  const maxBytes = MAX_ANSWER_BYTES_BESIDES + inputs.length * MAX_ANSWER_BYTES_PER_INPUT;
+  let text: string;
   try {
-    response = await fetch(`${settings.url}/embeddings`, {
+    const response = await fetch(`${settings.url}/embeddings`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
       },
       body: JSON.stringify({ model: settings.model, input: inputs }),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw new EmbeddingsError(`answered HTTP ${response.status}`);
+    }
+    // The signal bounds the body's reading too.
+    text = await readCappedText(response, maxBytes);
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    throw new EmbeddingsError(timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(err as Error).message}`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
-    throw new EmbeddingsError(`answered HTTP ${response.status}`);
+    if (err instanceof EmbeddingsError) throw err;
+    if (err instanceof BodyTooLargeError) throw new EmbeddingsError(`answered more than ${maxBytes} bytes`);
+    if (signal.aborted) throw new EmbeddingsError(`no answer within ${timeoutMs} ms`);
+    throw new EmbeddingsError(`request failed: ${(err as Error).message}`);
   }
   let body: unknown;
   try {
-    body = await response.json();
+    body = JSON.parse(text);
   } catch {
     throw new EmbeddingsError('answered with invalid JSON');
   }
-  const data = (body as { data?: unknown }).data;
+  const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data) || data.length !== inputs.length) throw new EmbeddingsError('answered without one embedding per input');
   const out = new Array<number[]>(inputs.length);
   for (const [i, item] of data.entries()) {

@@ -1,6 +1,7 @@
 // Fetching a feed with bounds: one deadline for the whole request (headers and body), a cap on the
 // body's size, and any failure as a FeedError that names the source's address, so the sync can log
 // it and move on to the next source.
+import { BodyTooLargeError, readCappedBody } from '../capped-body.ts';
 
 export interface FetchLimits {
   /** For the whole request, body included. */
@@ -40,33 +41,13 @@ function decode(headers: Headers, bytes: Uint8Array): string {
 }
 
 async function readBounded(response: Response, maxBytes: number, url: string): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw new FeedError(`${url}: response of ${declared} bytes is over the ${maxBytes}-byte limit`);
+  try {
+    return await readCappedBody(response, maxBytes);
+  } catch (err) {
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    const size = err.declaredBytes === undefined ? '' : ` of ${err.declaredBytes} bytes`;
+    throw new FeedError(`${url}: response${size} is over the ${maxBytes}-byte limit`);
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (response.body) {
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        throw new FeedError(`${url}: response is over the ${maxBytes}-byte limit`);
-      }
-      chunks.push(value);
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /** GET `url`; a status other than 2xx, a timeout or an oversized body is a FeedError. */

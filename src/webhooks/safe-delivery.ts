@@ -36,11 +36,20 @@ export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
 
 const resolveWithDns: ResolveHost = (hostname) => dns.promises.lookup(hostname, { all: true });
 
+/**
+ * How long a lookup of a webhook's host is waited for, unless told: the host is the user's, and so
+ * is its DNS server, which may never answer. The lookup itself (getaddrinfo, on libuv's thread
+ * pool) cannot be cancelled: it holds its thread until the system's resolver gives up.
+ */
+export const LOOKUP_TIMEOUT_MS = 5000;
+
 export interface WebhookUrlOptions {
   /** Loopback and private networks allowed (local development and tests): WEBHOOKS_ALLOW_PRIVATE_URLS. */
   allowPrivate: boolean;
   requireHttps: boolean;
   resolveHost?: ResolveHost;
+  /** How long the host's lookup is waited for (LOOKUP_TIMEOUT_MS by default). */
+  lookupTimeoutMs?: number;
 }
 
 export interface CheckedWebhookUrl {
@@ -103,9 +112,12 @@ export async function checkWebhookUrl(raw: string, options: WebhookUrlOptions): 
   if (net.isIP(hostname)) {
     addresses = [{ address: hostname, family: net.isIP(hostname) }];
   } else {
+    const lookupTimeoutMs = options.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(lookupTimeoutMs);
     try {
-      addresses = await (options.resolveHost ?? resolveWithDns)(hostname);
+      addresses = await untilAborted((options.resolveHost ?? resolveWithDns)(hostname), timeout);
     } catch (err) {
+      if (timeout.aborted) throw new WebhookUrlError('host_not_resolved', `host ${hostname} did not resolve within ${lookupTimeoutMs} ms`);
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
       throw new WebhookUrlError('host_not_resolved', `host ${hostname} does not resolve (${code})`);
     }
@@ -152,6 +164,7 @@ export interface DeliveryRequest {
   allowPrivate: boolean;
   requireHttps?: boolean;
   resolveHost?: ResolveHost;
+  lookupTimeoutMs?: number;
   /** Certificates to trust besides the system's (tests, a local https receiver). */
   ca?: string | Buffer;
 }
@@ -202,6 +215,7 @@ export async function deliver(input: DeliveryRequest): Promise<DeliveryResult> {
         allowPrivate: input.allowPrivate,
         requireHttps: input.requireHttps ?? false,
         resolveHost: input.resolveHost,
+        lookupTimeoutMs: input.lookupTimeoutMs,
       }),
       signal,
     );

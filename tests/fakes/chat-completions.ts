@@ -4,7 +4,7 @@
 // By default it answers a valid recommendation citing the first evidence id it was sent; tests set
 // the next answers (any content, an HTTP error, no answer for a while) and read every request.
 import http from 'node:http';
-import { closeServer, listenLocal, readBody } from './local-server.ts';
+import { closeServer, type FloodResult, flood, listenLocal, readBody } from './local-server.ts';
 
 export interface ChatRequest {
   authorization: string | undefined;
@@ -17,8 +17,15 @@ export interface ChatRequest {
   facts: any;
 }
 
-/** One answer: a recommendation (or anything) as the message content, a raw body, an HTTP error, or a delay first. */
-export type Answer = { content: unknown; delayMs?: number } | { raw: string; delayMs?: number } | { status: number; delayMs?: number };
+/**
+ * One answer: a recommendation (or anything) as the message content, a raw body, an HTTP error,
+ * `flood` bytes of a message that never ends (see `floods`), or a delay first.
+ */
+export type Answer =
+  | { content: unknown; delayMs?: number }
+  | { raw: string; delayMs?: number }
+  | { status: number; delayMs?: number }
+  | { flood: number; delayMs?: number };
 
 export interface FakeChat {
   /** The API base to set as LLM_URL (`.../v1`). */
@@ -26,6 +33,8 @@ export interface FakeChat {
   /** Env for startTestServer pointing the server at this fake. */
   env: Record<string, string>;
   requests: ChatRequest[];
+  /** How each flood answer ended, in order. */
+  floods: Promise<FloodResult>[];
   /** The answers to give next, in order; then the default again. */
   answerNext(...answers: Answer[]): void;
   close(): Promise<void>;
@@ -35,6 +44,7 @@ const MODEL = 'fake-judge-1';
 
 export async function startFakeChat(): Promise<FakeChat> {
   const requests: ChatRequest[] = [];
+  const floods: Promise<FloodResult>[] = [];
   const queue: Answer[] = [];
   const open = new Set<http.ServerResponse>();
 
@@ -80,6 +90,10 @@ export async function startFakeChat(): Promise<FakeChat> {
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     if ('status' in answer) return send(answer.status, JSON.stringify({ error: { message: 'The server had an error' } }));
     if ('raw' in answer) return send(200, answer.raw);
+    if ('flood' in answer) {
+      const head = `{"id":"chatcmpl-${requests.length}","object":"chat.completion","model":"${MODEL}","choices":[{"index":0,"message":{"role":"assistant","content":"`;
+      return void floods.push(flood(res, head, 'It depends. ', answer.flood));
+    }
     const content = typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content);
     send(
       200,
@@ -97,6 +111,7 @@ export async function startFakeChat(): Promise<FakeChat> {
     url,
     env: { LLM_URL: url, LLM_MODEL: 'judge', LLM_API_KEY: 'sk-fake-llm', LLM_TIMEOUT_MS: '1000' },
     requests,
+    floods,
     answerNext(...answers) {
       queue.push(...answers);
     },

@@ -3,12 +3,16 @@
 //     -> { object: "list", data: [{ object: "embedding", index, embedding }], model, usage }
 // Vectors are deterministic: a hashed bag of words (lowercased, crude suffixes stripped), with
 // a sign per word, so texts that share words point the same way. It knows no synonyms: it stands
-// in for a real model's protocol, not for its understanding. It can fail on demand.
+// in for a real model's protocol, not for its understanding. It can fail on demand, or flood: an
+// embedding that never ends (see `floods`).
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { readBody, listenLocal, closeServer } from './local-server.ts';
+import { type FloodResult, flood, readBody, listenLocal, closeServer } from './local-server.ts';
 
-export type FailureMode = 'error' | 'timeout' | 'malformed' | null;
+export type FailureMode = 'error' | 'timeout' | 'malformed' | 'flood' | null;
+
+/** What a flood writes before it ends, unless the reader hangs up first. */
+export const FLOOD_BYTES = 256 * 1024 * 1024;
 
 export interface FakeEmbeddings {
   /** The API base to set as EMBEDDINGS_URL (`.../v1`). */
@@ -16,8 +20,10 @@ export interface FakeEmbeddings {
   dims: number;
   /** Env for startTestServer pointing the server at this fake. */
   env: Record<string, string>;
-  /** From now on: answer 500, never answer, answer nonsense, or (null) work again. */
+  /** From now on: answer 500, never answer, answer nonsense, flood, or (null) work again. */
   fail(mode: FailureMode): void;
+  /** How each flood ended, in order. */
+  floods: Promise<FloodResult>[];
   /** Every request's inputs, in order. */
   requests: { model: string; input: string[]; authorization: string | undefined }[];
   /** The vector the fake gives a text (unit length). */
@@ -47,6 +53,7 @@ export async function startFakeEmbeddings(options: { dims?: number; model?: stri
   const model = options.model ?? 'fake-embedding-1';
   let failure: FailureMode = null;
   const requests: FakeEmbeddings['requests'] = [];
+  const floods: Promise<FloodResult>[] = [];
   const hanging = new Set<http.ServerResponse>();
 
   const server = http.createServer(async (req, res) => {
@@ -74,6 +81,9 @@ export async function startFakeEmbeddings(options: { dims?: number; model?: stri
       return;
     }
     if (failure === 'malformed') return send(200, { object: 'list', data: [{ object: 'embedding', index: 0 }] });
+    if (failure === 'flood') {
+      return void floods.push(flood(res, '{"object":"list","data":[{"index":0,"embedding":[', '0.0123456789,', FLOOD_BYTES));
+    }
     send(200, {
       object: 'list',
       data: (input as string[]).map((text, index) => ({ object: 'embedding', index, embedding: hashedBagOfWords(text, dims) })),
@@ -89,6 +99,7 @@ export async function startFakeEmbeddings(options: { dims?: number; model?: stri
     fail(mode) {
       failure = mode;
     },
+    floods,
     requests,
     vector: (text) => hashedBagOfWords(text, dims),
     async close() {

@@ -3,9 +3,10 @@
 //   POST /login/oauth/access_token  code -> token (JSON with Accept: application/json, else form);
 //                                   errors come as 200 with an `error` field, as GitHub does
 //   GET  /user                      the signed-in user, for `Authorization: Bearer|token <t>`
+// Either of the last two can misbehave once: answer without end, or not at all.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { readBody, listenLocal, closeServer } from './local-server.ts';
+import { type FloodResult, flood, readBody, listenLocal, closeServer } from './local-server.ts';
 
 export interface FakeGithubUser {
   id: number;
@@ -29,12 +30,18 @@ export interface FakeGithub {
   signInAs(user: FakeGithubUser): void;
   /** The next authorization is declined (GitHub redirects with error=access_denied). */
   denyNext(): void;
+  /** The next answer of the token endpoint or of /user floods (see `floods`) or never comes. */
+  misbehaveNext(endpoint: 'token' | 'user', how: 'flood' | 'stall'): void;
+  /** How each flood ended, in order. */
+  floods: Promise<FloodResult>[];
   /** Requests seen, for assertions: method, path, and the parsed body of token requests. */
   requests: { method: string; path: string; body?: Record<string, string>; headers: http.IncomingHttpHeaders }[];
   close(): Promise<void>;
 }
 
 const DOCS = 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors';
+/** What a flood writes before it ends, unless the reader hangs up first. */
+export const FLOOD_BYTES = 64 * 1024 * 1024;
 
 function json(res: http.ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
@@ -48,6 +55,18 @@ export async function startFakeGithub(): Promise<FakeGithub> {
   let user: FakeGithubUser = { id: 583231, login: 'octocat', name: 'The Octocat' };
   let deny = false;
   const requests: FakeGithub['requests'] = [];
+  const misbehaving = new Map<'token' | 'user', 'flood' | 'stall'>();
+  const floods: Promise<FloodResult>[] = [];
+  const stalled = new Set<http.ServerResponse>();
+  /** Misbehaves as told for this endpoint, once; false when it should answer normally. */
+  const misbehaved = (endpoint: 'token' | 'user', res: http.ServerResponse): boolean => {
+    const how = misbehaving.get(endpoint);
+    if (!how) return false;
+    misbehaving.delete(endpoint);
+    if (how === 'stall') stalled.add(res);
+    else floods.push(flood(res, '{"access_token":"', 'gho_0123456789abcdef', FLOOD_BYTES));
+    return true;
+  };
 
   /** The token endpoint's answer: JSON when asked for, else GitHub's default form encoding. */
   function tokenReply(req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, string>) {
@@ -87,6 +106,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
         const type = req.headers['content-type'] ?? '';
         const body: Record<string, string> = type.includes('json') ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
         entry.body = body;
+        if (misbehaved('token', res)) return;
         // Client credentials in the body (as GitHub documents) or as HTTP Basic.
         let id = body.client_id;
         let secret = body.client_secret;
@@ -121,6 +141,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       }
 
       if (req.method === 'GET' && url.pathname === '/user') {
+        if (misbehaved('user', res)) return;
         if (!req.headers['user-agent']) {
           res
             .writeHead(403, { 'content-type': 'text/plain' })
@@ -176,7 +197,14 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     denyNext() {
       deny = true;
     },
+    misbehaveNext(endpoint, how) {
+      misbehaving.set(endpoint, how);
+    },
+    floods,
     requests,
-    close: () => closeServer(server),
+    close: () => {
+      for (const res of stalled) res.destroy();
+      return closeServer(server);
+    },
   };
 }

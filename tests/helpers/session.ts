@@ -1,6 +1,8 @@
 // Browser sessions for tests: sign in through the dev sign-in over HTTP (a default test server has
-// no GitHub client, so /auth/dev exists) and get a spec-checked client that sends the cookie.
+// no GitHub client, so /auth/dev exists), or through GitHub's flow against tests/fakes/github.ts,
+// and get a spec-checked client that sends the cookie.
 import createClient from 'openapi-fetch';
+import { expect } from 'vitest';
 import type { paths } from '../../src/generated/api.d.ts';
 import type { ApiClient, TestServer } from './server.ts';
 import { specValidation } from './spec-validator.ts';
@@ -38,6 +40,18 @@ export class CookieJar {
     this.take(response);
     return response;
   }
+}
+
+/** Follows the GitHub flow from /auth/github to our callback; returns the callback's response. */
+export async function githubSignIn(server: TestServer, jar: CookieJar, tamper?: (callback: URL) => void) {
+  const start = await jar.fetch(`${server.url}/auth/github`);
+  expect(start.status).toBe(302);
+  const authorize = new URL(start.headers.get('location')!);
+  const approved = await jar.fetch(authorize.toString());
+  expect(approved.status).toBe(302);
+  const callback = new URL(approved.headers.get('location')!);
+  tamper?.(callback);
+  return { authorize, callback, response: await jar.fetch(callback.toString()) };
 }
 
 /** A spec-checked client that sends this Cookie header (and any extra headers). */
