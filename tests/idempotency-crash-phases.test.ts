@@ -14,7 +14,7 @@ import type { paths } from '../src/generated/api.d.ts';
 import type { CrashPoint } from '../src/crash-points.ts';
 import { startFakeChat, type FakeChat } from './fakes/chat-completions.ts';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
-import { fundedSandboxContract } from './helpers/lifecycle.ts';
+import { respondedDispute } from './helpers/lifecycle.ts';
 import { freePort, freshServerDatabase, type TestServer } from './helpers/server.ts';
 import { killRunningServers, spawnServer, waitUntilHealthy, type ServerProcess } from './helpers/server-process.ts';
 import { specValidation } from './helpers/spec-validator.ts';
@@ -168,13 +168,7 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
         const client = await app.user('Crash Rec Client');
         const worker = await app.user('Crash Rec Worker');
         await app.start(point);
-        const { contract } = await fundedSandboxContract(client, worker, [{ title: 'Parser', amount_cents: 5_000 }]);
-        const opened = await client.api.POST('/api/contracts/{id}/disputes', {
-          params: { path: { id: contract.id } },
-          body: { reason: 'work_not_as_agreed', description: 'Half the files fail.', milestone_ids: [contract.milestones[0]!.id] },
-        });
-        const id = opened.data!.id;
-        await worker.api.POST('/api/disputes/{id}/response', { params: { path: { id } }, body: { text: 'They pass the agreed checks.' } });
+        const { disputeId: id } = await respondedDispute(client, worker);
         const recommend = () =>
           client.api.POST('/api/disputes/{id}/recommendation', { params: { path: { id }, header: { 'Idempotency-Key': 'advise-once' } } });
         const asked = chat.requests.length;

@@ -11,7 +11,7 @@ import { startFakeChat, type FakeChat } from './fakes/chat-completions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.ts';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { fundedSandboxContract } from './helpers/lifecycle.ts';
+import { pendingContract, respondedDispute } from './helpers/lifecycle.ts';
 import { activeStripeContract, startStripeServer } from './helpers/stripe-mode.ts';
 
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -51,7 +51,7 @@ async function idleInTransaction(url: string | undefined): Promise<number> {
  * Starts the slow requests, then, while the outside service still holds them, makes the other
  * requests; each of those must finish before the first slow one does.
  */
-async function othersAnswerWhileHeld(slow: () => Promise<Response | { response: Response }>[], bystander: User) {
+async function othersAnswerWhileHeld(target: TestServer, slow: () => Promise<Response | { response: Response }>[], bystander: User) {
   let firstSlowDone = Number.POSITIVE_INFINITY;
   const slowRequests = slow().map((p) =>
     p.then((r) => {
@@ -60,9 +60,9 @@ async function othersAnswerWhileHeld(slow: () => Promise<Response | { response: 
     }),
   );
   await new Promise((r) => setTimeout(r, 300)); // the slow requests reach their outside service
-  const openTransactions = await idleInTransaction(server.databaseUrl);
+  const openTransactions = await idleInTransaction(target.databaseUrl);
   const others = await Promise.all([
-    fetch(`${server.url}/api/health`).then(async (r) => ({ status: r.status, at: performance.now() })),
+    fetch(`${target.url}/api/health`).then(async (r) => ({ status: r.status, at: performance.now() })),
     bystander.api.GET('/api/credits').then((r) => ({ status: r.response.status, at: performance.now() })),
     bystander.api
       .POST('/api/gigs', { body: { title: 'Written meanwhile' }, params: { header: { 'Idempotency-Key': `meanwhile-${Date.now()}` } } })
@@ -82,6 +82,7 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
     expect(endpoint.response.status).toBe(201);
     receiver.script(...Array.from({ length: SLOW_REQUESTS }, () => ({ status: 200, delayMs: HOLD_MS })));
     const responses = await othersAnswerWhileHeld(
+      server,
       () =>
         Array.from({ length: SLOW_REQUESTS }, (_, i) =>
           owner.api.POST('/api/webhooks/{id}/test', {
@@ -104,13 +105,7 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
     const client = await server.user('Slow Model Client');
     const worker = await server.user('Slow Model Worker');
     const bystander = await server.user('Bystander Two');
-    const { contract } = await fundedSandboxContract(client, worker, [{ title: 'Parser', amount_cents: 5_000 }]);
-    const opened = await client.api.POST('/api/contracts/{id}/disputes', {
-      params: { path: { id: contract.id } },
-      body: { reason: 'work_not_as_agreed', description: 'It fails on half the files.', milestone_ids: [contract.milestones[0]!.id] },
-    });
-    const id = opened.data!.id;
-    await worker.api.POST('/api/disputes/{id}/response', { params: { path: { id } }, body: { text: 'It passes the agreed checks.' } });
+    const { disputeId: id } = await respondedDispute(client, worker);
     const advice = {
       outcome: 'split',
       worker_share_percent: 60,
@@ -121,6 +116,7 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
     chat.answerNext({ content: advice, delayMs: HOLD_MS });
     const before = chat.requests.length;
     const [answer] = await othersAnswerWhileHeld(
+      server,
       () => [client.api.POST('/api/disputes/{id}/recommendation', { params: { path: { id }, header: { 'Idempotency-Key': 'slow-rec' } } })],
       bystander,
     );
@@ -148,22 +144,36 @@ describe('a slow payment provider under an Idempotency-Key holds no transaction'
     const { contract } = await activeStripeContract(paid, stripe, client, worker, milestones);
     const bystander = await paid.user('Bystander Three');
     for (let i = 0; i < SLOW_REQUESTS; i++) stripe.delayNext(HOLD_MS, 'POST /v1/payment_intents');
-    const previous = server;
-    server = paid;
-    try {
-      const responses = await othersAnswerWhileHeld(
-        () =>
-          contract.milestones.map((m, i) =>
-            client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', {
-              params: { path: { id: contract.id, milestoneId: m.id }, header: { 'Idempotency-Key': `slow-fund-${i}` } },
-            }),
-          ),
-        bystander,
-      );
-      expect(responses.map((r) => r.status)).toEqual(Array(SLOW_REQUESTS).fill(200));
-      expect(stripe.counts().paymentIntents).toBe(SLOW_REQUESTS);
-    } finally {
-      server = previous;
-    }
+    const responses = await othersAnswerWhileHeld(
+      paid,
+      () =>
+        contract.milestones.map((m, i) =>
+          client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', {
+            params: { path: { id: contract.id, milestoneId: m.id }, header: { 'Idempotency-Key': `slow-fund-${i}` } },
+          }),
+        ),
+      bystander,
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(SLOW_REQUESTS).fill(200));
+    expect(stripe.counts().paymentIntents).toBe(SLOW_REQUESTS);
+  });
+
+  it("the worker's approval (their provider account and onboarding link made)", async () => {
+    const client = await paid.user('Slow Approval Client');
+    const worker = await paid.user('Slow Approval Worker');
+    const bystander = await paid.user('Bystander Four');
+    const { contract } = await pendingContract(client, worker);
+    const approve = (user: User, key?: string) =>
+      user.api.POST('/api/contracts/{id}/approve', {
+        params: { path: { id: contract.id }, header: key ? { 'Idempotency-Key': key } : {} },
+      });
+    expect((await approve(client)).response.status).toBe(200);
+    stripe.delayNext(HOLD_MS, 'POST /v1/accounts');
+    const [answer] = await othersAnswerWhileHeld(paid, () => [approve(worker, 'slow-approve')], bystander);
+    expect(answer!.status).toBe(200);
+    const replay = await approve(worker, 'slow-approve');
+    expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.data!.connect_url).toMatch(/^http/);
+    expect(replay.data!.contract.status).toBe('pending_freelancer_kyc');
   });
 });

@@ -145,3 +145,20 @@ export async function fundedSandboxContract(client: User, worker: User, mileston
   expect(funded.data!.milestones.map((m) => m.status)).toEqual(pending.milestones.map(() => 'funded'));
   return { gig, negotiation: n, contract: funded.data! };
 }
+
+/** A dispute on a funded sandbox contract's one milestone, opened by the client and answered by the worker. */
+export async function respondedDispute(client: User, worker: User) {
+  const { contract } = await fundedSandboxContract(client, worker, [{ title: 'Parser', amount_cents: 5_000 }]);
+  const opened = await client.api.POST('/api/contracts/{id}/disputes', {
+    params: { path: { id: contract.id } },
+    body: { reason: 'work_not_as_agreed', description: 'Half the files fail.', milestone_ids: [contract.milestones[0]!.id] },
+  });
+  expect(opened.response.status).toBe(201);
+  const id = opened.data!.id;
+  const answered = await worker.api.POST('/api/disputes/{id}/response', {
+    params: { path: { id } },
+    body: { text: 'They pass the agreed checks.' },
+  });
+  expect(answered.response.status).toBe(200);
+  return { contract, disputeId: id };
+}
