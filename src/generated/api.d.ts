@@ -286,11 +286,22 @@ export interface paths {
         };
         /**
          * Download a user's resume
-         * @description The file `resume_url` points at. Readable by its owner, and by a client with whom the user
-         *     has an application (to any gig of the client's, invitations included, in any status) or a
-         *     negotiation; to anyone else, and to a caller without credentials, it does not exist
-         *     (`404`, as when there is no resume). Credentials are optional here for that reason only:
-         *     credentials that are sent and refused are still `401`.
+         * @description The file `resume_url` points at. Readable by its owner, and by a client while a relation
+         *     the user took part in lasts, any one of:
+         *     - an application the user made (not an invitation) to a gig of the client's, while it is
+         *       `submitted` or `shortlisted` and the gig is not `closed`: it ends when the user withdraws
+         *       it, the client rejects it, or the gig is closed;
+         *     - an invitation the user accepted: there is no step of its own for that, so an invitation
+         *       counts once the user answers it by negotiating, that is while a negotiation between them
+         *       is `open` and holds a round the user proposed; it ends when the negotiation is cancelled
+         *       without a contract;
+         *     - a contract between them (the user agreed to its terms), while it is not `cancelled` or
+         *       `expired` (a `completed` one still counts, whatever became of the gig): it ends when it
+         *       is cancelled or expires before both owners approved it.
+         *     An invitation alone, or a negotiation only the client has spoken in, gives nothing. To
+         *     anyone else, and to a caller without credentials, the file does not exist (`404`, as when
+         *     there is no resume). Credentials are optional here for that reason only: credentials that
+         *     are sent and refused are still `401`.
          *
          *     Served as an attachment with the type read from its content when it was uploaded, with
          *     `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none';
