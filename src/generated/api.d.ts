@@ -205,9 +205,11 @@ export interface paths {
          *     The file must be a PDF or a PNG, JPEG or WebP image of at most 5 MB (5242880 bytes). Its
          *     type is read from its content; the part's filename and `Content-Type` are ignored. Anything
          *     else is `415 UNSUPPORTED_MEDIA_TYPE`, including a file that starts like one of these but
-         *     holds HTML markup anywhere (an opening tag such as html, head, body, script, iframe,
-         *     object, embed, style, meta or a doctype: a PDF/HTML polyglot), and a "PDF" that does not
-         *     end with `%%EOF`. A file over 5 MB, or a body
+         *     holds markup a browser would act on anywhere, as ASCII or UTF-16 (an opening tag such as
+         *     html, head, body, script, iframe, object, embed, style, meta or a doctype; an svg or img
+         *     tag with an attribute; an event handler attribute such as `onload=` in any tag; a
+         *     `javascript:` URL: a polyglot), and a "PDF" that does not end with `%%EOF`. A file over
+         *     5 MB, or a body
          *     whose `Content-Length` is over 5 MB plus 64 KB, is `413 PAYLOAD_TOO_LARGE`, answered as
          *     soon as that is known, and the connection is closed without reading the rest. A body
          *     without the `resume` field, with it twice, with it as a text field, or with any other
