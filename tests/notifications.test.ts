@@ -304,14 +304,14 @@ describe('the message table', () => {
     resolution: { outcome: 'split', worker_share_percent: 60 },
   };
 
-  it('has a message for every notifiable type, linking to what it is about under PUBLIC_URL', () => {
+  it("has a message for every notifiable type, linking to the dashboard's page of what it is about", () => {
     const pending = { ...contract, status: 'pending_owner_approval' };
     const endpoint = { id: contract.id, url: 'https://hooks.example.com/in', disabled_reason: 'failing' };
     for (const type of NOTIFIABLE_EVENT_TYPES) {
       if (type === 'webhook_endpoint.disabled') {
         const message = MESSAGES[type](input(endpoint))!;
         expect(message).toMatchObject({
-          link: `https://gigs.example.com/api/webhooks/${endpoint.id}`,
+          link: `https://gigs.example.com/#/webhooks/${endpoint.id}`,
           title: 'Webhook endpoint disabled: https://hooks.example.com/in',
           body: expect.stringContaining('every delivery attempt to it failed for five days'),
         });
@@ -322,7 +322,7 @@ describe('the message table', () => {
         // Each dispute step is told to the party who must answer it (resolved: to both).
         const to = type === 'dispute.responded' || type === 'dispute.outcome_accepted' ? 'worker' : 'client';
         const message = MESSAGES[type](input(dispute, to))!;
-        expect(message, type).toMatchObject({ link: 'https://gigs.example.com/api/disputes/d1' });
+        expect(message, type).toMatchObject({ link: 'https://gigs.example.com/#/disputes/d1' });
         expect(message.email.text, type).toContain(message.link);
         continue;
       }
@@ -334,10 +334,7 @@ describe('the message table', () => {
             ? pending
             : contract;
       const message = MESSAGES[type](input(data))!;
-      const link = type.startsWith('review.')
-        ? `https://gigs.example.com/api/contracts/${contract.id}/reviews`
-        : `https://gigs.example.com/#/contracts/${contract.id}`;
-      expect(message, type).toMatchObject({ link });
+      expect(message, type).toMatchObject({ link: `https://gigs.example.com/#/contracts/${contract.id}` });
       expect(message.title.length, type).toBeGreaterThan(0);
       expect(message.email.text, type).toContain(message.link);
     }

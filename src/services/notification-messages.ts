@@ -7,7 +7,7 @@ import type { DisputeView } from '../presenters/disputes.ts';
 import type { NotifiableEventType } from '../domain/notifications.ts';
 import * as templates from '../notifications/templates.ts';
 import type { RenderedEmail } from '../notifications/templates.ts';
-import { dashboardContractUrl } from '../dashboard/links.ts';
+import { dashboardContractUrl, dashboardDisputeUrl, dashboardWebhookUrl } from '../dashboard/links.ts';
 
 type MilestoneView = ContractView['milestones'][number] & { failure_reason?: string | null };
 
@@ -32,9 +32,6 @@ export interface Notification {
   email: RenderedEmail;
 }
 
-// Reviews and disputes have no dashboard page yet: their links are the API's resources.
-const reviewsLink = (publicUrl: string, contractId: string) => `${publicUrl}/api/contracts/${contractId}/reviews`;
-
 /** A quote of the review's text for a one-line body: at most 200 characters, on one line. */
 function quote(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -46,6 +43,7 @@ function summary(email: RenderedEmail): string {
   return email.text.split('\n\n')[0]!.replace(/\s+/g, ' ').trim();
 }
 
+// Every link is a page of the owners' dashboard (src/dashboard/links.ts), never raw JSON.
 const fromEmail = (email: RenderedEmail, link: string, body?: string): Notification => ({
   title: email.subject,
   body: body ?? summary(email),
@@ -84,8 +82,6 @@ function milestoneNotice(input: MessageInput, m: MilestoneView) {
   };
 }
 
-const disputeLink = (publicUrl: string, disputeId: string) => `${publicUrl}/api/disputes/${disputeId}`;
-
 const REASONS: Record<DisputeView['reason'], string> = {
   work_not_delivered: 'the work was not delivered',
   work_not_as_agreed: 'the work is not as agreed',
@@ -112,7 +108,7 @@ function disputeNotice(
   const role: Role = i.recipientId === d.opener_user_id ? d.opener_role : otherRole(d.opener_role);
   if (!concerns(d, role)) return null;
   const { title, body } = text(d, role);
-  const link = disputeLink(i.publicUrl, d.id);
+  const link = dashboardDisputeUrl(i.publicUrl, d.id);
   return { title, body, link, email: plainEmail(title, body, link, 'See the dispute') };
 }
 
@@ -175,18 +171,18 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
   },
   'webhook_endpoint.disabled': (i) => {
     const e = i.data as { id: string; url: string; disabled_reason: string | null };
-    const link = `${i.publicUrl}/api/webhooks/${e.id}`;
+    const link = dashboardWebhookUrl(i.publicUrl, e.id);
     const why =
       e.disabled_reason === 'gone'
         ? 'it answered 410 Gone, which asks for no more deliveries'
         : 'every delivery attempt to it failed for five days';
     const title = `Webhook endpoint disabled: ${e.url}`;
-    const body = `Deliveries to ${e.url} have stopped: ${why}. Fix the receiver, then enable the endpoint again (PATCH with enabled: true) and replay what it missed.`;
+    const body = `Deliveries to ${e.url} have stopped: ${why}. Fix the receiver, then enable the endpoint again (on its page, or PATCH with enabled: true) and replay what it missed.`;
     return { title, body, link, email: plainEmail(title, body, link, 'See the endpoint') };
   },
   'review.published': (i) => {
     const r = i.data as ContractReviewView;
-    const link = reviewsLink(i.publicUrl, r.contract_id);
+    const link = dashboardContractUrl(i.publicUrl, r.contract_id); // its page shows the reviews
     const title = `New review: ${r.rating}/5 for "${i.contractTitle}"`;
     const body = `${i.counterparty} (the ${r.author_role}) rated you ${r.rating} of 5 for "${i.contractTitle}": "${quote(r.text)}"`;
     return { title, body, link, email: plainEmail(title, body, link, 'See the review') };
