@@ -3221,7 +3221,7 @@ export interface components {
             body: string;
             /**
              * Format: uri
-             * @description What it is about, under the server's PUBLIC_URL. A contract's page in the owners' dashboard (`/#/contracts/{id}`, where they approve, fund and release); the API resource for what has no dashboard page yet (a contract's reviews, a dispute, a webhook endpoint).
+             * @description What it is about, under the server's PUBLIC_URL, as a page of the owners' dashboard. A contract's page (`/#/contracts/{id}`, where they approve, fund, release and review) for a contract, a milestone or a review; a dispute's page (`/#/disputes/{id}`); a webhook endpoint's page (`/#/webhooks/{id}`).
              */
             link: string;
             read: boolean;
