@@ -10,12 +10,9 @@ import {
   formatMoney,
   formatUtc,
   identityChecksNeeded,
-  milestoneFunded,
-  milestonePaid,
-  milestoneReleased,
-  payoutFailed,
   type RenderedEmail,
 } from '../src/notifications/templates.ts';
+import { type MilestoneNotice, milestoneFunded, milestonePaid, milestoneReleased, payoutFailed } from '../src/notifications/money.ts';
 
 const SCRIPT = '<script>alert("x")</script>';
 const LINK = 'https://gigs.example.com/contracts/0190a5b3?tab=terms&from=email';
@@ -35,13 +32,16 @@ const terms: ContractTerms = {
   ],
 };
 
-const milestone = {
+const milestone: MilestoneNotice = {
+  role: 'worker',
   contractTitle: 'Rust log parser',
   milestoneTitle: `Parser ${SCRIPT}`,
   amountCents: 120000,
+  refundedCents: 0,
   currency: 'USD',
   link: LINK,
 };
+const QUOTED = `Contract:\n  "Rust log parser"\nMilestone:\n  "Parser ${SCRIPT}"`;
 
 /** What every email must hold to: the link in both parts, HTML escaped, the subject on one line. */
 function wellFormed(email: RenderedEmail) {
@@ -158,29 +158,30 @@ describe('the other moments', () => {
     wellFormed(email);
   });
 
-  it('milestone funded, released, paid', () => {
+  // Each party's wording, with and without a refund: tests/money-notifications.test.ts over HTTP.
+  it('milestone funded, released, paid, payout failed: the titles quoted on their own lines, escaped in the HTML', () => {
     const funded = milestoneFunded(milestone);
     expect(funded.subject).toBe(`Milestone funded: "Parser ${SCRIPT}"`);
-    expect(funded.text).toContain(`The client funded the milestone "Parser ${SCRIPT}" of "Rust log parser": $1,200.00 is held for it`);
-    const released = milestoneReleased({ ...milestone, payoutDelayDays: 7 });
-    expect(released.subject).toBe(`Milestone released: "Parser ${SCRIPT}"`);
-    expect(released.text).toContain('$1,200.00 will be paid out in 7 days.');
-    const paid = milestonePaid(milestone);
-    expect(paid.subject).toBe(`Paid: $1,200.00 for "Parser ${SCRIPT}"`);
-    expect(paid.text).toContain('was paid out to your account.');
-    for (const email of [funded, released, paid]) {
+    expect(funded.text).toBe(
+      `The client funded a milestone: $1,200.00 is held for you until the client releases it.\n\n${QUOTED}\n\nSee the contract: ${LINK}\n`,
+    );
+    expect(funded.summary).toBe(`The client funded a milestone: $1,200.00 is held for you until the client releases it.\n\n${QUOTED}`);
+    const released = milestoneReleased({ ...milestone, role: 'client', payoutDueAt: DEADLINE, byResolution: false });
+    expect(released.summary).toMatch(
+      /^You released a milestone: \$1,200\.00 will be paid out to the worker on Thu, 3 Dec 2026, 14:05 UTC\./,
+    );
+    const paid = milestonePaid({ ...milestone, refundedCents: 20000 });
+    expect(paid.subject).toBe(`Paid: $1,000.00 for "Parser ${SCRIPT}"`);
+    expect(paid.summary).toMatch(
+      /^\$1,000\.00 for a milestone was paid out to your account\. Of its \$1,200\.00, the dispute's resolution refunded \$200\.00 to the client\./,
+    );
+    expect(milestonePaid({ ...milestone, role: 'client' }).subject).toBe(`Milestone paid out: "Parser ${SCRIPT}"`);
+    const failed = payoutFailed(milestone);
+    expect(failed.subject).toBe(`Payout failed: $1,200.00 for "Parser ${SCRIPT}"`);
+    expect(failed.summary).toContain('The amount is still owed to you');
+    for (const email of [funded, released, paid, failed]) {
       wellFormed(email);
-      expect(email.html).toContain('Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+      expect(email.html).toContain('<dt>Milestone:</dt><dd>&quot;Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&quot;</dd>');
     }
-  });
-
-  it('payout failed, with or without the provider reason', () => {
-    const email = payoutFailed({ ...milestone, reason: 'Account <closed>.' });
-    expect(email.subject).toBe(`Payout failed: $1,200.00 for "Parser ${SCRIPT}"`);
-    expect(email.text).toContain('failed after repeated attempts. The payment provider said: Account <closed>.\n');
-    expect(email.text).toContain('The amount is still owed: it is sent again once the cause is fixed.');
-    expect(email.html).toContain('The payment provider said: Account &lt;closed&gt;.');
-    expect(payoutFailed(milestone).text).not.toContain('provider said');
-    wellFormed(email);
   });
 });

@@ -266,7 +266,7 @@ describe('the message table', () => {
     title: 'Parser',
     amount_cents: 120_000,
     currency: 'USD',
-    failure_reason: 'account closed',
+    refunded_cents: 0,
   };
   const input = (data: unknown, recipientId = 'worker') => ({
     publicUrl: 'https://gigs.example.com',
@@ -275,6 +275,7 @@ describe('the message table', () => {
     contractTitle: 'Build a Rust CLI',
     counterparty: 'Carol',
     contract: contract as never,
+    actorUserId: 'client',
   });
 
   const review = {
@@ -338,8 +339,8 @@ describe('the message table', () => {
       expect(message.title.length, type).toBeGreaterThan(0);
       expect(message.email.text, type).toContain(message.link);
     }
-    expect(MESSAGES['milestone.payout_failed'](input(milestone))!.email.text).toContain('The payment provider said: account closed.');
     expect(MESSAGES['milestone.paid'](input(milestone))!.title).toBe('Paid: $1,200.00 for "Parser"');
+    expect(MESSAGES['milestone.paid'](input(milestone, 'client'))!.title).toBe('Milestone paid out: "Parser"');
     expect(MESSAGES['review.published'](input(review))).toMatchObject({
       title: 'New review: 4/5 for "Build a Rust CLI"',
       body: 'Carol (the client) rated you 4 of 5 for "Build a Rust CLI": "Solid work, a day late."',

@@ -31,16 +31,18 @@ export interface ContractTerms {
   milestones: MilestoneTerms[];
 }
 
-export interface MilestoneNotice {
-  contractTitle: string;
-  milestoneTitle: string;
-  amountCents: number;
-  currency: string;
-  /** The contract's page. */
-  link: string;
+/** The inbox's side of a notification: the email's text up to its first list or link. */
+export interface RenderedNotice extends RenderedEmail {
+  summary: string;
 }
 
-type Block = string | { list: string[] } | { link: string; label: string };
+/**
+ * Text another party wrote (titles, names), each under its label on a line of its own, so that
+ * it cannot rewrite the sentence around it: `Milestone:` then `  "Design"`.
+ */
+export type Quotes = [label: string, value: string][];
+
+type Block = string | { list: string[] } | { link: string; label: string } | { quotes: Quotes };
 
 /** An amount in minor units (cents; yen for JPY) with its currency: `$1,200.00`, `€80.50`, `¥5,000`. */
 export function formatMoney(cents: number, currency: string): string {
@@ -76,8 +78,8 @@ export function escapeHtml(value: string): string {
 
 /** Titles and names in a subject stay on one line (a line break there would end the header). */
 const oneLine = (value: string) => value.replace(/\s+/g, ' ').trim();
-const quoted = (value: string) => `"${oneLine(value)}"`;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+export const quoted = (value: string) => `"${oneLine(value)}"`;
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function checkLink(link: string): string {
   // Links come from PUBLIC_URL; anything else (javascript:, a bare path) is a bug upstream.
@@ -85,19 +87,24 @@ function checkLink(link: string): string {
   return link;
 }
 
-function render(subject: string, blocks: Block[]): RenderedEmail {
+export function render(subject: string, blocks: Block[]): RenderedNotice {
   const text = blocks.map((b) => {
     if (typeof b === 'string') return b;
     if ('list' in b) return b.list.map((item) => `- ${item}`).join('\n');
+    if ('quotes' in b) return b.quotes.map(([label, value]) => `${label}:\n  ${quoted(value)}`).join('\n');
     return `${b.label}: ${checkLink(b.link)}`;
   });
   const html = blocks.map((b) => {
     if (typeof b === 'string') return `<p>${escapeHtml(b)}</p>`;
     if ('list' in b) return `<ul>${b.list.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`;
+    if ('quotes' in b)
+      return `<dl>${b.quotes.map(([l, v]) => `<dt>${escapeHtml(l)}:</dt><dd>${escapeHtml(quoted(v))}</dd>`).join('')}</dl>`;
     return `<p><a href="${escapeHtml(checkLink(b.link))}">${escapeHtml(b.label)}</a></p>`;
   });
+  const listOrLink = blocks.findIndex((b) => typeof b !== 'string' && !('quotes' in b));
   return {
     subject,
+    summary: text.slice(0, listOrLink < 0 ? text.length : listOrLink).join('\n\n'),
     text: `${text.join('\n\n')}\n`,
     html: `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>\n<body>\n${html.join('\n')}\n</body></html>\n`,
   };
@@ -155,40 +162,5 @@ export function identityChecksNeeded(input: { contractTitle: string; link: strin
   return render(`Complete your identity checks for ${quoted(input.contractTitle)}`, [
     `Both owners approved the contract for "${input.contractTitle}". Before the client can fund it and you can be paid, complete your identity checks with our payment provider.`,
     { label: 'Complete your identity checks', link: input.link },
-  ]);
-}
-
-export function milestoneFunded(input: MilestoneNotice): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  return render(`Milestone funded: ${quoted(input.milestoneTitle)}`, [
-    `The client funded the milestone "${input.milestoneTitle}" of "${input.contractTitle}": ${amount} is held for it until the client releases it.`,
-    { label: 'See the contract', link: input.link },
-  ]);
-}
-
-export function milestoneReleased(input: MilestoneNotice & { payoutDelayDays: number }): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  return render(`Milestone released: ${quoted(input.milestoneTitle)}`, [
-    `The client released the milestone "${input.milestoneTitle}" of "${input.contractTitle}". ${amount} will be paid out in ${plural(input.payoutDelayDays, 'day')}.`,
-    { label: 'See the contract', link: input.link },
-  ]);
-}
-
-export function milestonePaid(input: MilestoneNotice): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  return render(`Paid: ${amount} for ${quoted(input.milestoneTitle)}`, [
-    `${amount} for the milestone "${input.milestoneTitle}" of "${input.contractTitle}" was paid out to your account.`,
-    { label: 'See the contract', link: input.link },
-  ]);
-}
-
-/** Every retry failed: the amount is still owed and is sent again once the cause is fixed. */
-export function payoutFailed(input: MilestoneNotice & { reason?: string | null }): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  const reason = input.reason ? ` The payment provider said: ${input.reason.trim().replace(/\.+$/, '')}.` : '';
-  return render(`Payout failed: ${amount} for ${quoted(input.milestoneTitle)}`, [
-    `The payout of ${amount} for the milestone "${input.milestoneTitle}" of "${input.contractTitle}" failed after repeated attempts.${reason}`,
-    'The amount is still owed: it is sent again once the cause is fixed.',
-    { label: 'See the contract', link: input.link },
   ]);
 }

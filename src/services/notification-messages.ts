@@ -6,10 +6,11 @@ import type { ContractReviewView } from '../presenters/reviews.ts';
 import type { DisputeView } from '../presenters/disputes.ts';
 import type { NotifiableEventType } from '../domain/notifications.ts';
 import * as templates from '../notifications/templates.ts';
-import type { RenderedEmail } from '../notifications/templates.ts';
+import type { RenderedEmail, RenderedNotice } from '../notifications/templates.ts';
+import * as money from '../notifications/money.ts';
 import { dashboardContractUrl, dashboardDisputeUrl, dashboardWebhookUrl } from '../dashboard/links.ts';
 
-type MilestoneView = ContractView['milestones'][number] & { failure_reason?: string | null };
+type MilestoneView = ContractView['milestones'][number];
 
 export interface MessageInput {
   publicUrl: string;
@@ -23,6 +24,8 @@ export interface MessageInput {
   counterparty: string;
   /** The contract (for milestone events, the milestone's contract), when known. */
   contract?: ContractView | undefined;
+  /** Who acted (the event's actor); null for the platform: a job, or a dispute's settlement. */
+  actorUserId: string | null;
 }
 
 export interface Notification {
@@ -44,6 +47,14 @@ function summary(email: RenderedEmail): string {
 }
 
 // Every link is a page of the owners' dashboard (src/dashboard/links.ts), never raw JSON.
+/** A notice whose inbox body keeps its lines: what it says, then the quoted text of the other party. */
+const fromNotice = (notice: RenderedNotice, link: string): Notification => ({
+  title: notice.subject,
+  body: notice.summary,
+  link,
+  email: { subject: notice.subject, text: notice.text, html: notice.html },
+});
+
 const fromEmail = (email: RenderedEmail, link: string, body?: string): Notification => ({
   title: email.subject,
   body: body ?? summary(email),
@@ -72,11 +83,13 @@ function awaitingApproval(input: MessageInput, c: ContractView): Notification | 
   return fromEmail(email, link, `${summary(email)} Approve by ${templates.formatUtc(deadline)}, or the contract expires.`);
 }
 
-function milestoneNotice(input: MessageInput, m: MilestoneView) {
+function milestoneNotice(input: MessageInput, m: MilestoneView): money.MilestoneNotice {
   return {
+    role: input.recipientId === input.contract?.client_user_id ? 'client' : 'worker',
     contractTitle: input.contractTitle,
     milestoneTitle: m.title,
     amountCents: m.amount_cents,
+    refundedCents: m.refunded_cents,
     currency: m.currency,
     link: dashboardContractUrl(input.publicUrl, m.contract_id),
   };
@@ -93,6 +106,15 @@ const REASONS: Record<DisputeView['reason'], string> = {
 function outcomeText(a: { outcome: string; worker_share_percent: number | null }): string {
   if (a.outcome === 'split') return `a split, ${a.worker_share_percent}% to the worker and the rest back to the client`;
   return a.outcome === 'release' ? 'release to the worker' : 'a refund to the client';
+}
+
+/** How the resolution divides the disputed money, in the contract's currency. */
+function divided(i: MessageInput, d: DisputeView): string {
+  const parts = d.resolution?.milestones ?? [];
+  const sum = (key: 'worker_cents' | 'refund_cents') => parts.reduce((total, m) => total + m[key], 0);
+  const fmt = (cents: number) => templates.formatMoney(cents, i.contract?.currency ?? 'USD');
+  const [worker, refund] = [sum('worker_cents'), sum('refund_cents')];
+  return `Of the disputed ${fmt(worker + refund)}, ${fmt(worker)} goes to the worker and ${fmt(refund)} back to the client; the refunds and payouts follow.`;
 }
 
 type Role = 'client' | 'worker';
@@ -154,20 +176,22 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
   },
   'milestone.funded': (i) => {
     const n = milestoneNotice(i, i.data as MilestoneView);
-    return fromEmail(templates.milestoneFunded(n), n.link);
+    return fromNotice(money.milestoneFunded(n), n.link);
   },
   'milestone.released': (i) => {
-    const n = milestoneNotice(i, i.data as MilestoneView);
-    return fromEmail(templates.milestoneReleased({ ...n, payoutDelayDays: i.contract?.payout_delay_days ?? 0 }), n.link);
+    const m = i.data as MilestoneView;
+    const n = milestoneNotice(i, m);
+    // Only a dispute's settlement releases without an actor; it pays the worker's part at once.
+    const payoutDueAt = m.payout_due_at ? new Date(m.payout_due_at) : null;
+    return fromNotice(money.milestoneReleased({ ...n, payoutDueAt, byResolution: i.actorUserId === null }), n.link);
   },
   'milestone.paid': (i) => {
     const n = milestoneNotice(i, i.data as MilestoneView);
-    return fromEmail(templates.milestonePaid(n), n.link);
+    return fromNotice(money.milestonePaid(n), n.link);
   },
   'milestone.payout_failed': (i) => {
-    const m = i.data as MilestoneView;
-    const n = milestoneNotice(i, m);
-    return fromEmail(templates.payoutFailed({ ...n, reason: m.failure_reason ?? null }), n.link);
+    const n = milestoneNotice(i, i.data as MilestoneView);
+    return fromNotice(money.payoutFailed(n), n.link);
   },
   'webhook_endpoint.disabled': (i) => {
     const e = i.data as { id: string; url: string; disabled_reason: string | null };
@@ -216,7 +240,7 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
       () => true,
       (d) => ({
         title: `Dispute resolved: "${i.contractTitle}"`,
-        body: `You and ${i.counterparty} accepted ${d.resolution ? outcomeText(d.resolution) : 'the same outcome'} for the dispute on "${i.contractTitle}". The refunds and payouts follow.`,
+        body: `You and ${i.counterparty} accepted ${d.resolution ? outcomeText(d.resolution) : 'the same outcome'} for the dispute on "${i.contractTitle}". ${divided(i, d)}`,
       }),
     ),
 };
