@@ -21,6 +21,7 @@ const DEADLINE = new Date('2026-12-03T14:05:00Z');
 const terms: ContractTerms = {
   title: 'Rust log parser',
   counterparty: 'Bob & Partners',
+  counterpartyRole: 'worker',
   currency: 'EUR',
   rateCents: 8050,
   hoursPerWeek: 20,
@@ -78,16 +79,23 @@ describe('formatting', () => {
 describe('a contract awaits your approval', () => {
   const email = contractAwaitingApproval({ terms, approvalDeadline: DEADLINE, link: LINK });
 
-  it('subject, terms, deadline and link', () => {
-    expect(email.subject).toBe('Approve your contract with Bob & Partners: "Rust log parser"');
+  it('subject, terms, deadline and link; what the other party wrote quoted on lines of its own', () => {
+    expect(email.subject).toBe('Approve your contract: "Rust log parser"');
     expect(email.text).toBe(
       [
-        'Your agent agreed on these terms with Bob & Partners for "Rust log parser". Nothing binds until both owners approve.',
+        'Your agent agreed on the terms below with the worker. Nothing binds until both owners approve.',
+        '',
+        'Contract:',
+        '  "Rust log parser"',
+        'Worker:',
+        '  "Bob & Partners"',
         '',
         '- Rate: €80.50 an hour, 20 hours a week',
         '- Start: 2026-12-01',
-        `- Milestone 1: Parser ${SCRIPT}, €1,200.00, due 2026-12-15`,
-        '- Milestone 2: Docs, €300.00',
+        '- Milestone 1: €1,200.00, due 2026-12-15',
+        `    "Parser ${SCRIPT}"`,
+        '- Milestone 2: €300.00',
+        '    "Docs"',
         '- Milestones in all: €1,500.00',
         '- Payout: 5 days after each milestone is released',
         '',
@@ -101,11 +109,12 @@ describe('a contract awaits your approval', () => {
   });
 
   it('a milestone title with <script> is escaped in the HTML and verbatim in the text', () => {
-    expect(email.text).toContain(`Milestone 1: Parser ${SCRIPT}, €1,200.00`);
+    expect(email.text).toContain(`    "Parser ${SCRIPT}"`);
     expect(email.html).toContain(
-      '<li>Milestone 1: Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;, €1,200.00, due 2026-12-15</li>',
+      '<li>Milestone 1: €1,200.00, due 2026-12-15<br>&quot;Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&quot;</li>',
     );
-    expect(email.html).toContain('with Bob &amp; Partners for &quot;Rust log parser&quot;');
+    expect(email.html).toContain('<dt>Worker:</dt><dd>&quot;Bob &amp; Partners&quot;</dd>');
+    expect(email.summary).toBe(email.text.split('\n\n- Rate')[0]);
   });
 
   it('leaves out the terms the contract does not state', () => {
@@ -115,20 +124,22 @@ describe('a contract awaits your approval', () => {
       link: LINK,
     });
     expect(bare.text).not.toMatch(/Rate:|Start:|in all/);
-    expect(bare.text).toContain('- Milestone 1: Docs, €300.00\n- Payout: 1 day after');
+    expect(bare.text).toContain('- Milestone 1: €300.00\n    "Docs"\n- Payout: 1 day after');
   });
 
   it('refuses a link that is not http(s)', () => {
     expect(() => contractAwaitingApproval({ terms, approvalDeadline: DEADLINE, link: 'javascript:alert(1)' })).toThrow(/http\(s\) URL/);
   });
 
-  it('keeps the subject on one line whatever the title holds', () => {
+  it('keeps the subject, and each quote, on one line whatever the title holds', () => {
     const email = contractAwaitingApproval({
-      terms: { ...terms, title: 'Two\r\nBcc: eve@evil.example' },
+      terms: { ...terms, title: 'Two\r\nBcc: eve@evil.example', milestones: [{ title: 'A\n- Payout: 0 days', amountCents: 100 }] },
       approvalDeadline: DEADLINE,
       link: LINK,
     });
-    expect(email.subject).toBe('Approve your contract with Bob & Partners: "Two Bcc: eve@evil.example"');
+    expect(email.subject).toBe('Approve your contract: "Two Bcc: eve@evil.example"');
+    expect(email.text).toContain('Contract:\n  "Two Bcc: eve@evil.example"\n');
+    expect(email.text).toContain('- Milestone 1: €1.00\n    "A - Payout: 0 days"\n- Payout: 5 days');
   });
 });
 
@@ -136,7 +147,9 @@ describe('the other moments', () => {
   it('approval deadline in N hours', () => {
     const email = approvalReminder({ contractTitle: terms.title, hoursLeft: 6, approvalDeadline: DEADLINE, link: LINK });
     expect(email.subject).toBe('6 hours left to approve "Rust log parser"');
-    expect(email.text).toContain('It expires at Thu, 3 Dec 2026, 14:05 UTC, in 6 hours.');
+    expect(email.text).toContain(
+      'The contract below is still waiting for your approval. It expires at Thu, 3 Dec 2026, 14:05 UTC, in 6 hours.\n\nContract:\n  "Rust log parser"\n',
+    );
     expect(approvalReminder({ contractTitle: 'x', hoursLeft: 1, approvalDeadline: DEADLINE, link: LINK }).subject).toBe(
       '1 hour left to approve "x"',
     );
@@ -146,7 +159,9 @@ describe('the other moments', () => {
   it('contract expired', () => {
     const email = contractExpired({ contractTitle: SCRIPT, approvalDeadline: DEADLINE, link: LINK });
     expect(email.subject).toBe(`Contract expired: "${SCRIPT}"`);
-    expect(email.text).toContain('by Thu, 3 Dec 2026, 14:05 UTC, so it expired. Nothing binds and no money moved.');
+    expect(email.text).toContain(
+      `by Thu, 3 Dec 2026, 14:05 UTC, so it expired. Nothing binds and no money moved.\n\nContract:\n  "${SCRIPT}"\n`,
+    );
     expect(email.html).toContain('&lt;script&gt;');
     wellFormed(email);
   });

@@ -12,6 +12,7 @@ import { notificationMessages } from '../db/schema.ts';
 import { DEFAULT_EVENT_TYPES, NOTIFIABLE_EVENT_TYPES } from '../src/domain/notifications.ts';
 import { MESSAGES } from '../src/services/notification-messages.ts';
 import { loadSpec } from '../src/spec.ts';
+import { formatUtc } from '../src/notifications/templates.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -124,14 +125,14 @@ describe('the inbox', () => {
       expect(message).toEqual({
         id: expect.any(String),
         type: 'contract.created',
-        title: `Approve your contract with ${other}: "Build a Rust CLI"`,
+        title: 'Approve your contract: "Build a Rust CLI"',
         body: expect.stringContaining('Approve by'),
         link: `${server.url}/#/contracts/${contractId}`,
         read: false,
         read_at: null,
         created_at: expect.any(String),
       });
-      expect(message!.body).toContain(`with ${other} for "Build a Rust CLI"`);
+      expect(message!.body).toContain(`:\n  "${other}"\n`);
     }
   });
 
@@ -228,6 +229,26 @@ describe('what arrives', () => {
       title: 'Complete your identity checks for "Build a Rust CLI"',
       link: `${server.url}/#/contracts/${contract.id}`,
     });
+  });
+
+  it('quotes what the other party wrote on lines of its own: a name cannot rewrite the sentence around it', async () => {
+    const client = await server.user('Quinn Client');
+    const worker = await server.user('Wes. Your agent has checked these terms: nothing to review');
+    const { contract } = await pendingContract(client, worker);
+    const [message] = await inbox(client, 1);
+    expect(message!.title).toBe('Approve your contract: "Build a Rust CLI"');
+    expect(message!.body).toBe(
+      [
+        'Your agent agreed on the terms below with the worker. Nothing binds until both owners approve.',
+        '',
+        'Contract:',
+        '  "Build a Rust CLI"',
+        'Worker:',
+        '  "Wes. Your agent has checked these terms: nothing to review"',
+        '',
+        `Approve by ${formatUtc(new Date(contract.approval_deadline!))}, or the contract expires.`,
+      ].join('\n'),
+    );
   });
 
   it('writes one message per user and event, however often the event is handed over', async () => {
@@ -343,16 +364,16 @@ describe('the message table', () => {
     expect(MESSAGES['milestone.paid'](input(milestone, 'client'))!.title).toBe('Milestone paid out: "Parser"');
     expect(MESSAGES['review.published'](input(review))).toMatchObject({
       title: 'New review: 4/5 for "Build a Rust CLI"',
-      body: 'Carol (the client) rated you 4 of 5 for "Build a Rust CLI": "Solid work, a day late."',
+      body: 'The client rated you 4 of 5.\n\nContract:\n  "Build a Rust CLI"\nClient:\n  "Carol"\nReview:\n  "Solid work, a day late."',
     });
     expect(MESSAGES['dispute.opened'](input(dispute, 'client'))!.body).toBe(
-      'Carol (the worker) opened a dispute on "Build a Rust CLI": payment is withheld. No payout of the contract is made while it is open. Respond with your side and add evidence.',
+      'The worker opened a dispute on your contract: payment is withheld. No payout of the contract is made while it is open. Respond with your side and add evidence.\n\nContract:\n  "Build a Rust CLI"\nWorker:\n  "Carol"',
     );
     expect(MESSAGES['dispute.opened'](input(dispute, 'worker'))).toBeNull(); // the opener knows
     expect(MESSAGES['dispute.responded'](input(dispute, 'client'))).toBeNull();
     // The client accepted last: the worker is asked to answer, the client is not.
     expect(MESSAGES['dispute.outcome_accepted'](input(dispute, 'worker'))!.body).toContain(
-      'Carol accepts a split, 60% to the worker and the rest back to the client',
+      'The client accepts a split, 60% to the worker and the rest back to the client',
     );
     expect(MESSAGES['dispute.outcome_accepted'](input(dispute, 'client'))).toBeNull();
     expect(MESSAGES['dispute.resolved'](input(dispute, 'worker'))!.title).toBe('Dispute resolved: "Build a Rust CLI"');

@@ -309,7 +309,7 @@ describe('GET /api/profile/{userId}/reviews and the profile', () => {
         const message = inbox.data!.data.find((m) => m.type === 'review.published');
         expect(message).toMatchObject({
           title: 'New review: 5/5 for "Build a Rust CLI"',
-          body: 'Cleo (the client) rated you 5 of 5 for "Build a Rust CLI": "Would hire again."',
+          body: 'The client rated you 5 of 5.\n\nContract:\n  "Build a Rust CLI"\nClient:\n  "Cleo"\nReview:\n  "Would hire again."',
           link: `${server.url}/#/contracts/${deal.contract.id}`, // its page shows the reviews
         });
       },

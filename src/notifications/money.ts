@@ -2,7 +2,7 @@
 // paid, and a payout that failed. The amounts are the milestone's as the API states them: when a
 // dispute's resolution divided it, the worker is paid the amount less `refunded_cents`, which went
 // back to the client. Pure, like the other templates.
-import { formatMoney, formatUtc, quoted, render, type RenderedNotice } from './templates.ts';
+import { formatMoney, formatUtc, quoted, quotes as quoteLines, render, type RenderedNotice } from './templates.ts';
 
 export interface MilestoneNotice {
   /** Who reads it: the client funds and releases, the worker is paid. */
@@ -18,12 +18,7 @@ export interface MilestoneNotice {
 }
 
 const see = (n: MilestoneNotice) => ({ label: 'See the contract', link: n.link });
-const quotes = (n: MilestoneNotice) => ({
-  quotes: [
-    ['Contract', n.contractTitle],
-    ['Milestone', n.milestoneTitle],
-  ] as [string, string][],
-});
+const quotes = (n: MilestoneNotice) => quoteLines(['Contract', n.contractTitle], ['Milestone', n.milestoneTitle]);
 
 function amounts(n: MilestoneNotice) {
   const money = (cents: number) => formatMoney(cents, n.currency);

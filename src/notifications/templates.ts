@@ -18,8 +18,9 @@ export interface MilestoneTerms {
 export interface ContractTerms {
   /** The gig's title, which names the contract. */
   title: string;
-  /** The other party's display name. */
+  /** The other party's display name, and their role in the contract. */
   counterparty: string;
+  counterpartyRole: 'client' | 'worker';
   /** ISO 4217; every amount of the contract is in it. */
   currency: string;
   /** The hourly rate, when the terms state one. */
@@ -42,7 +43,14 @@ export interface RenderedNotice extends RenderedEmail {
  */
 export type Quotes = [label: string, value: string][];
 
-type Block = string | { list: string[] } | { link: string; label: string } | { quotes: Quotes };
+/** A list item, with what another party wrote on its own line below it when there is some. */
+type Item = string | { text: string; quote: string };
+export type Block = string | { list: Item[] } | { link: string; label: string } | { quotes: Quotes };
+
+/** The quotes under their labels: `Contract:` and `  "Rust log parser"`, and so on. */
+export const quotes = (...pairs: Quotes): Block => ({ quotes: pairs });
+/** `Client` or `Worker`, the label of a party's name. */
+export const roleLabel = (role: 'client' | 'worker') => (role === 'client' ? 'Client' : 'Worker');
 
 /** An amount in minor units (cents; yen for JPY) with its currency: `$1,200.00`, `€80.50`, `¥5,000`. */
 export function formatMoney(cents: number, currency: string): string {
@@ -90,13 +98,19 @@ function checkLink(link: string): string {
 export function render(subject: string, blocks: Block[]): RenderedNotice {
   const text = blocks.map((b) => {
     if (typeof b === 'string') return b;
-    if ('list' in b) return b.list.map((item) => `- ${item}`).join('\n');
+    if ('list' in b)
+      return b.list.map((item) => (typeof item === 'string' ? `- ${item}` : `- ${item.text}\n    ${quoted(item.quote)}`)).join('\n');
     if ('quotes' in b) return b.quotes.map(([label, value]) => `${label}:\n  ${quoted(value)}`).join('\n');
     return `${b.label}: ${checkLink(b.link)}`;
   });
   const html = blocks.map((b) => {
     if (typeof b === 'string') return `<p>${escapeHtml(b)}</p>`;
-    if ('list' in b) return `<ul>${b.list.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`;
+    if ('list' in b) {
+      const items = b.list.map((item) =>
+        typeof item === 'string' ? escapeHtml(item) : `${escapeHtml(item.text)}<br>${escapeHtml(quoted(item.quote))}`,
+      );
+      return `<ul>${items.map((item) => `<li>${item}</li>`).join('')}</ul>`;
+    }
     if ('quotes' in b)
       return `<dl>${b.quotes.map(([l, v]) => `<dt>${escapeHtml(l)}:</dt><dd>${escapeHtml(quoted(v))}</dd>`).join('')}</dl>`;
     return `<p><a href="${escapeHtml(checkLink(b.link))}">${escapeHtml(b.label)}</a></p>`;
@@ -110,8 +124,8 @@ export function render(subject: string, blocks: Block[]): RenderedNotice {
   };
 }
 
-function termLines(terms: ContractTerms): string[] {
-  const lines: string[] = [];
+function termLines(terms: ContractTerms): Item[] {
+  const lines: Item[] = [];
   if (terms.rateCents != null) {
     const hours = terms.hoursPerWeek != null ? `, ${plural(terms.hoursPerWeek, 'hour')} a week` : '';
     lines.push(`Rate: ${formatMoney(terms.rateCents, terms.currency)} an hour${hours}`);
@@ -121,7 +135,7 @@ function termLines(terms: ContractTerms): string[] {
   if (terms.startDate) lines.push(`Start: ${terms.startDate}`);
   terms.milestones.forEach((m, i) => {
     const due = m.dueDate ? `, due ${m.dueDate}` : '';
-    lines.push(`Milestone ${i + 1}: ${m.title}, ${formatMoney(m.amountCents, terms.currency)}${due}`);
+    lines.push({ text: `Milestone ${i + 1}: ${formatMoney(m.amountCents, terms.currency)}${due}`, quote: m.title });
   });
   if (terms.milestones.length > 1) {
     const total = terms.milestones.reduce((sum, m) => sum + m.amountCents, 0);
@@ -132,35 +146,44 @@ function termLines(terms: ContractTerms): string[] {
 }
 
 /** Both owners must approve before anything binds; this one has not yet. */
-export function contractAwaitingApproval(input: { terms: ContractTerms; approvalDeadline: Date; link: string }): RenderedEmail {
+export function contractAwaitingApproval(input: { terms: ContractTerms; approvalDeadline: Date; link: string }): RenderedNotice {
   const { terms } = input;
-  return render(`Approve your contract with ${oneLine(terms.counterparty)}: ${quoted(terms.title)}`, [
-    `Your agent agreed on these terms with ${terms.counterparty} for "${terms.title}". Nothing binds until both owners approve.`,
+  return render(`Approve your contract: ${quoted(terms.title)}`, [
+    `Your agent agreed on the terms below with the ${terms.counterpartyRole}. Nothing binds until both owners approve.`,
+    quotes(['Contract', terms.title], [roleLabel(terms.counterpartyRole), terms.counterparty]),
     { list: termLines(terms) },
     `Approve by ${formatUtc(input.approvalDeadline)}, or the contract expires. Only approve terms you have read and agree to.`,
     { label: 'Review the contract', link: input.link },
   ]);
 }
 
-export function approvalReminder(input: { contractTitle: string; hoursLeft: number; approvalDeadline: Date; link: string }): RenderedEmail {
+export function approvalReminder(input: {
+  contractTitle: string;
+  hoursLeft: number;
+  approvalDeadline: Date;
+  link: string;
+}): RenderedNotice {
   const left = plural(input.hoursLeft, 'hour');
   return render(`${left} left to approve ${quoted(input.contractTitle)}`, [
-    `The contract for "${input.contractTitle}" is still waiting for your approval. It expires at ${formatUtc(input.approvalDeadline)}, in ${left}.`,
+    `The contract below is still waiting for your approval. It expires at ${formatUtc(input.approvalDeadline)}, in ${left}.`,
+    quotes(['Contract', input.contractTitle]),
     { label: 'Review the contract', link: input.link },
   ]);
 }
 
-export function contractExpired(input: { contractTitle: string; approvalDeadline: Date; link: string }): RenderedEmail {
+export function contractExpired(input: { contractTitle: string; approvalDeadline: Date; link: string }): RenderedNotice {
   return render(`Contract expired: ${quoted(input.contractTitle)}`, [
-    `The contract for "${input.contractTitle}" was not approved by both owners by ${formatUtc(input.approvalDeadline)}, so it expired. Nothing binds and no money moved.`,
+    `The contract below was not approved by both owners by ${formatUtc(input.approvalDeadline)}, so it expired. Nothing binds and no money moved.`,
+    quotes(['Contract', input.contractTitle]),
     { label: 'See the contract', link: input.link },
   ]);
 }
 
 /** The worker's identity checks (KYC) with the payment provider, before the client can fund. */
-export function identityChecksNeeded(input: { contractTitle: string; link: string }): RenderedEmail {
+export function identityChecksNeeded(input: { contractTitle: string; link: string }): RenderedNotice {
   return render(`Complete your identity checks for ${quoted(input.contractTitle)}`, [
-    `Both owners approved the contract for "${input.contractTitle}". Before the client can fund it and you can be paid, complete your identity checks with our payment provider.`,
+    'Both owners approved the contract below. Before the client can fund it and you can be paid, complete your identity checks with our payment provider.',
+    quotes(['Contract', input.contractTitle]),
     { label: 'Complete your identity checks', link: input.link },
   ]);
 }

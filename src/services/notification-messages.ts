@@ -1,6 +1,7 @@
 // What each notifiable event tells each owner: one table from event type to message (title, body,
-// link under PUBLIC_URL) and email (the templates of src/notifications/templates.ts). Pure but for
-// its input: the caller looks up the names the event's data lacks (the gig's title, the other party).
+// link under PUBLIC_URL) and email (the templates of src/notifications/: templates.ts, money.ts).
+// Pure but for its input: the caller looks up the names the event's data lacks (the gig's title,
+// the other party).
 import type { ContractView } from '../presenters/contracts.ts';
 import type { ContractReviewView } from '../presenters/reviews.ts';
 import type { DisputeView } from '../presenters/disputes.ts';
@@ -35,32 +36,36 @@ export interface Notification {
   email: RenderedEmail;
 }
 
-/** A quote of the review's text for a one-line body: at most 200 characters, on one line. */
-function quote(text: string): string {
+/** A quote of the review's text: at most 200 characters, on one line (the quote block puts it on one). */
+function excerpt(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** The email's first paragraph, as the inbox body (one line, no link: the message has its own). */
-function summary(email: RenderedEmail): string {
-  return email.text.split('\n\n')[0]!.replace(/\s+/g, ' ').trim();
-}
-
-// Every link is a page of the owners' dashboard (src/dashboard/links.ts), never raw JSON.
-/** A notice whose inbox body keeps its lines: what it says, then the quoted text of the other party. */
-const fromNotice = (notice: RenderedNotice, link: string): Notification => ({
+// Every message is a rendered notice (src/notifications/): the inbox body is its text up to its
+// first list or link, which quotes what the other party wrote on lines of its own. Every link is
+// a page of the owners' dashboard (src/dashboard/links.ts), never raw JSON.
+const fromNotice = (notice: RenderedNotice, link: string, more = ''): Notification => ({
   title: notice.subject,
-  body: notice.summary,
+  body: notice.summary + more,
   link,
   email: { subject: notice.subject, text: notice.text, html: notice.html },
 });
 
-const fromEmail = (email: RenderedEmail, link: string, body?: string): Notification => ({
-  title: email.subject,
-  body: body ?? summary(email),
-  link,
-  email,
-});
+/** A message of a sentence, then the quotes, then the link, for the moments without a template of their own. */
+function notice(title: string, said: string, quotes: templates.Quotes, link: string, label = 'See the contract'): Notification {
+  return fromNotice(templates.render(title, [said, templates.quotes(...quotes), { label, link }]), link);
+}
+
+type Role = 'client' | 'worker';
+const otherRole = (role: Role): Role => (role === 'client' ? 'worker' : 'client');
+/** The recipient's role in the contract the event is about. */
+const roleIn = (i: MessageInput, c: { client_user_id: string }): Role => (i.recipientId === c.client_user_id ? 'client' : 'worker');
+/** The contract's title, and the other party's name under their role. */
+const contractQuotes = (i: MessageInput, counterpartyRole: Role): templates.Quotes => [
+  ['Contract', i.contractTitle],
+  [templates.roleLabel(counterpartyRole), i.counterparty],
+];
 
 function awaitingApproval(input: MessageInput, c: ContractView): Notification | null {
   if (c.status !== 'pending_owner_approval' || !c.approval_deadline) return null;
@@ -70,6 +75,7 @@ function awaitingApproval(input: MessageInput, c: ContractView): Notification | 
     terms: {
       title: input.contractTitle,
       counterparty: input.counterparty,
+      counterpartyRole: otherRole(roleIn(input, c)),
       currency: c.currency,
       rateCents: c.rate_cents,
       hoursPerWeek: c.hours_per_week,
@@ -80,7 +86,7 @@ function awaitingApproval(input: MessageInput, c: ContractView): Notification | 
     approvalDeadline: deadline,
     link,
   });
-  return fromEmail(email, link, `${summary(email)} Approve by ${templates.formatUtc(deadline)}, or the contract expires.`);
+  return fromNotice(email, link, `\n\nApprove by ${templates.formatUtc(deadline)}, or the contract expires.`);
 }
 
 function milestoneNotice(input: MessageInput, m: MilestoneView): money.MilestoneNotice {
@@ -117,21 +123,17 @@ function divided(i: MessageInput, d: DisputeView): string {
   return `Of the disputed ${fmt(worker + refund)}, ${fmt(worker)} goes to the worker and ${fmt(refund)} back to the client; the refunds and payouts follow.`;
 }
 
-type Role = 'client' | 'worker';
-const otherRole = (role: Role): Role => (role === 'client' ? 'worker' : 'client');
-
 /** A dispute message, or null when `concerns` says this recipient (by their role) is not the one to tell. */
 function disputeNotice(
   i: MessageInput,
   concerns: (d: DisputeView, role: Role) => boolean,
-  text: (d: DisputeView, role: Role) => { title: string; body: string },
+  text: (d: DisputeView, role: Role) => { title: string; said: string },
 ): Notification | null {
   const d = i.data as DisputeView;
   const role: Role = i.recipientId === d.opener_user_id ? d.opener_role : otherRole(d.opener_role);
   if (!concerns(d, role)) return null;
-  const { title, body } = text(d, role);
-  const link = dashboardDisputeUrl(i.publicUrl, d.id);
-  return { title, body, link, email: plainEmail(title, body, link, 'See the dispute') };
+  const { title, said } = text(d, role);
+  return notice(title, said, contractQuotes(i, otherRole(role)), dashboardDisputeUrl(i.publicUrl, d.id), 'See the dispute');
 }
 
 /** The other party's acceptance is newer than the recipient's (or the recipient has none): theirs to answer. */
@@ -152,27 +154,35 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
     const c = i.data as ContractView;
     const link = dashboardContractUrl(i.publicUrl, c.id);
     const deadline = new Date(c.approval_deadline ?? c.expired_at ?? c.updated_at);
-    return fromEmail(templates.contractExpired({ contractTitle: i.contractTitle, approvalDeadline: deadline, link }), link);
+    return fromNotice(templates.contractExpired({ contractTitle: i.contractTitle, approvalDeadline: deadline, link }), link);
   },
   'contract.pending_freelancer_kyc': (i) => {
     const c = i.data as ContractView;
     if (i.recipientId !== c.worker_user_id) return null; // the worker's step; the client waits
     const link = dashboardContractUrl(i.publicUrl, c.id);
-    return fromEmail(templates.identityChecksNeeded({ contractTitle: i.contractTitle, link }), link);
+    return fromNotice(templates.identityChecksNeeded({ contractTitle: i.contractTitle, link }), link);
   },
   'contract.active': (i) => {
     const c = i.data as ContractView;
-    const link = dashboardContractUrl(i.publicUrl, c.id);
-    const title = `Contract active: "${i.contractTitle}"`;
-    const body = `The contract for "${i.contractTitle}" with ${i.counterparty} is active: the client can fund its milestones.`;
-    return { title, body, link, email: plainEmail(title, body, link) };
+    const other = otherRole(roleIn(i, c));
+    const said = `Your contract with the ${other} is active: the client can fund its milestones.`;
+    return notice(
+      `Contract active: ${templates.quoted(i.contractTitle)}`,
+      said,
+      contractQuotes(i, other),
+      dashboardContractUrl(i.publicUrl, c.id),
+    );
   },
   'contract.cancelled': (i) => {
     const c = i.data as ContractView;
-    const link = dashboardContractUrl(i.publicUrl, c.id);
-    const title = `Contract cancelled: "${i.contractTitle}"`;
-    const body = `The contract for "${i.contractTitle}" with ${i.counterparty} was cancelled.`;
-    return { title, body, link, email: plainEmail(title, body, link) };
+    const other = otherRole(roleIn(i, c));
+    const said = `Your contract with the ${other} was cancelled.`;
+    return notice(
+      `Contract cancelled: ${templates.quoted(i.contractTitle)}`,
+      said,
+      contractQuotes(i, other),
+      dashboardContractUrl(i.publicUrl, c.id),
+    );
   },
   'milestone.funded': (i) => {
     const n = milestoneNotice(i, i.data as MilestoneView);
@@ -200,47 +210,51 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
       e.disabled_reason === 'gone'
         ? 'it answered 410 Gone, which asks for no more deliveries'
         : 'every delivery attempt to it failed for five days';
-    const title = `Webhook endpoint disabled: ${e.url}`;
-    const body = `Deliveries to ${e.url} have stopped: ${why}. Fix the receiver, then enable the endpoint again (on its page, or PATCH with enabled: true) and replay what it missed.`;
-    return { title, body, link, email: plainEmail(title, body, link, 'See the endpoint') };
+    const said = `Deliveries to the endpoint below have stopped: ${why}. Fix the receiver, then enable the endpoint again (on its page, or PATCH with enabled: true) and replay what it missed.`;
+    return notice(`Webhook endpoint disabled: ${e.url}`, said, [['Endpoint', e.url]], link, 'See the endpoint');
   },
   'review.published': (i) => {
     const r = i.data as ContractReviewView;
     const link = dashboardContractUrl(i.publicUrl, r.contract_id); // its page shows the reviews
-    const title = `New review: ${r.rating}/5 for "${i.contractTitle}"`;
-    const body = `${i.counterparty} (the ${r.author_role}) rated you ${r.rating} of 5 for "${i.contractTitle}": "${quote(r.text)}"`;
-    return { title, body, link, email: plainEmail(title, body, link, 'See the review') };
+    const quotes: templates.Quotes = [...contractQuotes(i, r.author_role), ['Review', excerpt(r.text)]];
+    return notice(
+      `New review: ${r.rating}/5 for ${templates.quoted(i.contractTitle)}`,
+      `The ${r.author_role} rated you ${r.rating} of 5.`,
+      quotes,
+      link,
+      'See the review',
+    );
   },
   'dispute.opened': (i) =>
     disputeNotice(
       i,
       (d, role) => role !== d.opener_role,
       (d) => ({
-        title: `Dispute opened: "${i.contractTitle}"`,
-        body: `${i.counterparty} (the ${d.opener_role}) opened a dispute on "${i.contractTitle}": ${REASONS[d.reason]}. No payout of the contract is made while it is open. Respond with your side and add evidence.`,
+        title: `Dispute opened: ${templates.quoted(i.contractTitle)}`,
+        said: `The ${d.opener_role} opened a dispute on your contract: ${REASONS[d.reason]}. No payout of the contract is made while it is open. Respond with your side and add evidence.`,
       }),
     ),
   'dispute.responded': (i) =>
     disputeNotice(
       i,
       (d, role) => role === d.opener_role,
-      () => ({
-        title: `Dispute answered: "${i.contractTitle}"`,
-        body: `${i.counterparty} responded to your dispute on "${i.contractTitle}". You can now ask for an advisory recommendation, and accept an outcome.`,
+      (_d, role) => ({
+        title: `Dispute answered: ${templates.quoted(i.contractTitle)}`,
+        said: `The ${otherRole(role)} responded to your dispute. You can now ask for an advisory recommendation, and accept an outcome.`,
       }),
     ),
   'dispute.outcome_accepted': (i) =>
     disputeNotice(i, othersAcceptanceIsNewer, (d, role) => ({
-      title: `Outcome proposed: "${i.contractTitle}"`,
-      body: `${i.counterparty} accepts ${outcomeText(d.acceptances[otherRole(role)]!)} for the dispute on "${i.contractTitle}". Accept the same outcome to resolve it, or propose another.`,
+      title: `Outcome proposed: ${templates.quoted(i.contractTitle)}`,
+      said: `The ${otherRole(role)} accepts ${outcomeText(d.acceptances[otherRole(role)]!)} for the dispute. Accept the same outcome to resolve it, or propose another.`,
     })),
   'dispute.resolved': (i) =>
     disputeNotice(
       i,
       () => true,
-      (d) => ({
-        title: `Dispute resolved: "${i.contractTitle}"`,
-        body: `You and ${i.counterparty} accepted ${d.resolution ? outcomeText(d.resolution) : 'the same outcome'} for the dispute on "${i.contractTitle}". ${divided(i, d)}`,
+      (d, role) => ({
+        title: `Dispute resolved: ${templates.quoted(i.contractTitle)}`,
+        said: `You and the ${otherRole(role)} accepted ${d.resolution ? outcomeText(d.resolution) : 'the same outcome'} for the dispute. ${divided(i, d)}`,
       }),
     ),
 };
@@ -255,14 +269,8 @@ export function approvalReminderMessage(input: {
 }): Notification {
   const link = dashboardContractUrl(input.publicUrl, input.contractId);
   const hoursLeft = Math.max(1, Math.ceil(input.msLeft / 3_600_000));
-  return fromEmail(
+  return fromNotice(
     templates.approvalReminder({ contractTitle: input.contractTitle, hoursLeft, approvalDeadline: input.deadline, link }),
     link,
   );
-}
-
-/** For the moments the templates have no email of their own: the message as text, and as escaped HTML. */
-function plainEmail(subject: string, body: string, link: string, label = 'See the contract'): RenderedEmail {
-  const html = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${templates.escapeHtml(subject)}</title></head>\n<body>\n<p>${templates.escapeHtml(body)}</p>\n<p><a href="${templates.escapeHtml(link)}">${label}</a></p>\n</body></html>\n`;
-  return { subject, text: `${body}\n\n${label}: ${link}\n`, html };
 }
