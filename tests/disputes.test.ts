@@ -100,7 +100,7 @@ describe('POST /api/contracts/{id}/disputes', () => {
     await vi.waitFor(
       async () => {
         const inbox = await worker.api.GET('/api/notifications/inbox/messages', { params: { query: { limit: 1 } } });
-        expect(inbox.data!.data[0]).toMatchObject({ type: 'dispute.opened', link: `${server.url}/api/disputes/${dispute.id}` });
+        expect(inbox.data!.data[0]).toMatchObject({ type: 'dispute.opened', link: `${server.url}/#/disputes/${dispute.id}` });
       },
       { timeout: 10_000, interval: 100 },
     );
@@ -258,7 +258,7 @@ describe('POST /api/disputes/{id}/response', () => {
     await vi.waitFor(
       async () => {
         const inbox = await client.api.GET('/api/notifications/inbox/messages', { params: { query: { limit: 1 } } });
-        expect(inbox.data!.data[0]).toMatchObject({ type: 'dispute.responded', link: `${server.url}/api/disputes/${dispute.id}` });
+        expect(inbox.data!.data[0]).toMatchObject({ type: 'dispute.responded', link: `${server.url}/#/disputes/${dispute.id}` });
       },
       { timeout: 10_000, interval: 100 },
     );

@@ -10,12 +10,9 @@ import {
   formatMoney,
   formatUtc,
   identityChecksNeeded,
-  milestoneFunded,
-  milestonePaid,
-  milestoneReleased,
-  payoutFailed,
   type RenderedEmail,
 } from '../src/notifications/templates.ts';
+import { type MilestoneNotice, milestoneFunded, milestonePaid, milestoneReleased, payoutFailed } from '../src/notifications/money.ts';
 
 const SCRIPT = '<script>alert("x")</script>';
 const LINK = 'https://gigs.example.com/contracts/0190a5b3?tab=terms&from=email';
@@ -24,6 +21,7 @@ const DEADLINE = new Date('2026-12-03T14:05:00Z');
 const terms: ContractTerms = {
   title: 'Rust log parser',
   counterparty: 'Bob & Partners',
+  counterpartyRole: 'worker',
   currency: 'EUR',
   rateCents: 8050,
   hoursPerWeek: 20,
@@ -35,13 +33,16 @@ const terms: ContractTerms = {
   ],
 };
 
-const milestone = {
+const milestone: MilestoneNotice = {
+  role: 'worker',
   contractTitle: 'Rust log parser',
   milestoneTitle: `Parser ${SCRIPT}`,
   amountCents: 120000,
+  refundedCents: 0,
   currency: 'USD',
   link: LINK,
 };
+const QUOTED = `Contract:\n  "Rust log parser"\nMilestone:\n  "Parser ${SCRIPT}"`;
 
 /** What every email must hold to: the link in both parts, HTML escaped, the subject on one line. */
 function wellFormed(email: RenderedEmail) {
@@ -78,16 +79,23 @@ describe('formatting', () => {
 describe('a contract awaits your approval', () => {
   const email = contractAwaitingApproval({ terms, approvalDeadline: DEADLINE, link: LINK });
 
-  it('subject, terms, deadline and link', () => {
-    expect(email.subject).toBe('Approve your contract with Bob & Partners: "Rust log parser"');
+  it('subject, terms, deadline and link; what the other party wrote quoted on lines of its own', () => {
+    expect(email.subject).toBe('Approve your contract: "Rust log parser"');
     expect(email.text).toBe(
       [
-        'Your agent agreed on these terms with Bob & Partners for "Rust log parser". Nothing binds until both owners approve.',
+        'Your agent agreed on the terms below with the worker. Nothing binds until both owners approve.',
+        '',
+        'Contract:',
+        '  "Rust log parser"',
+        'Worker:',
+        '  "Bob & Partners"',
         '',
         '- Rate: €80.50 an hour, 20 hours a week',
         '- Start: 2026-12-01',
-        `- Milestone 1: Parser ${SCRIPT}, €1,200.00, due 2026-12-15`,
-        '- Milestone 2: Docs, €300.00',
+        '- Milestone 1: €1,200.00, due 2026-12-15',
+        `    "Parser ${SCRIPT}"`,
+        '- Milestone 2: €300.00',
+        '    "Docs"',
         '- Milestones in all: €1,500.00',
         '- Payout: 5 days after each milestone is released',
         '',
@@ -101,11 +109,12 @@ describe('a contract awaits your approval', () => {
   });
 
   it('a milestone title with <script> is escaped in the HTML and verbatim in the text', () => {
-    expect(email.text).toContain(`Milestone 1: Parser ${SCRIPT}, €1,200.00`);
+    expect(email.text).toContain(`    "Parser ${SCRIPT}"`);
     expect(email.html).toContain(
-      '<li>Milestone 1: Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;, €1,200.00, due 2026-12-15</li>',
+      '<li>Milestone 1: €1,200.00, due 2026-12-15<br>&quot;Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&quot;</li>',
     );
-    expect(email.html).toContain('with Bob &amp; Partners for &quot;Rust log parser&quot;');
+    expect(email.html).toContain('<dt>Worker:</dt><dd>&quot;Bob &amp; Partners&quot;</dd>');
+    expect(email.summary).toBe(email.text.split('\n\n- Rate')[0]);
   });
 
   it('leaves out the terms the contract does not state', () => {
@@ -115,20 +124,22 @@ describe('a contract awaits your approval', () => {
       link: LINK,
     });
     expect(bare.text).not.toMatch(/Rate:|Start:|in all/);
-    expect(bare.text).toContain('- Milestone 1: Docs, €300.00\n- Payout: 1 day after');
+    expect(bare.text).toContain('- Milestone 1: €300.00\n    "Docs"\n- Payout: 1 day after');
   });
 
   it('refuses a link that is not http(s)', () => {
     expect(() => contractAwaitingApproval({ terms, approvalDeadline: DEADLINE, link: 'javascript:alert(1)' })).toThrow(/http\(s\) URL/);
   });
 
-  it('keeps the subject on one line whatever the title holds', () => {
+  it('keeps the subject, and each quote, on one line whatever the title holds', () => {
     const email = contractAwaitingApproval({
-      terms: { ...terms, title: 'Two\r\nBcc: eve@evil.example' },
+      terms: { ...terms, title: 'Two\r\nBcc: eve@evil.example', milestones: [{ title: 'A\n- Payout: 0 days', amountCents: 100 }] },
       approvalDeadline: DEADLINE,
       link: LINK,
     });
-    expect(email.subject).toBe('Approve your contract with Bob & Partners: "Two Bcc: eve@evil.example"');
+    expect(email.subject).toBe('Approve your contract: "Two Bcc: eve@evil.example"');
+    expect(email.text).toContain('Contract:\n  "Two Bcc: eve@evil.example"\n');
+    expect(email.text).toContain('- Milestone 1: €1.00\n    "A - Payout: 0 days"\n- Payout: 5 days');
   });
 });
 
@@ -136,7 +147,9 @@ describe('the other moments', () => {
   it('approval deadline in N hours', () => {
     const email = approvalReminder({ contractTitle: terms.title, hoursLeft: 6, approvalDeadline: DEADLINE, link: LINK });
     expect(email.subject).toBe('6 hours left to approve "Rust log parser"');
-    expect(email.text).toContain('It expires at Thu, 3 Dec 2026, 14:05 UTC, in 6 hours.');
+    expect(email.text).toContain(
+      'The contract below is still waiting for your approval. It expires at Thu, 3 Dec 2026, 14:05 UTC, in 6 hours.\n\nContract:\n  "Rust log parser"\n',
+    );
     expect(approvalReminder({ contractTitle: 'x', hoursLeft: 1, approvalDeadline: DEADLINE, link: LINK }).subject).toBe(
       '1 hour left to approve "x"',
     );
@@ -146,7 +159,9 @@ describe('the other moments', () => {
   it('contract expired', () => {
     const email = contractExpired({ contractTitle: SCRIPT, approvalDeadline: DEADLINE, link: LINK });
     expect(email.subject).toBe(`Contract expired: "${SCRIPT}"`);
-    expect(email.text).toContain('by Thu, 3 Dec 2026, 14:05 UTC, so it expired. Nothing binds and no money moved.');
+    expect(email.text).toContain(
+      `by Thu, 3 Dec 2026, 14:05 UTC, so it expired. Nothing binds and no money moved.\n\nContract:\n  "${SCRIPT}"\n`,
+    );
     expect(email.html).toContain('&lt;script&gt;');
     wellFormed(email);
   });
@@ -158,29 +173,30 @@ describe('the other moments', () => {
     wellFormed(email);
   });
 
-  it('milestone funded, released, paid', () => {
+  // Each party's wording, with and without a refund: tests/money-notifications.test.ts over HTTP.
+  it('milestone funded, released, paid, payout failed: the titles quoted on their own lines, escaped in the HTML', () => {
     const funded = milestoneFunded(milestone);
     expect(funded.subject).toBe(`Milestone funded: "Parser ${SCRIPT}"`);
-    expect(funded.text).toContain(`The client funded the milestone "Parser ${SCRIPT}" of "Rust log parser": $1,200.00 is held for it`);
-    const released = milestoneReleased({ ...milestone, payoutDelayDays: 7 });
-    expect(released.subject).toBe(`Milestone released: "Parser ${SCRIPT}"`);
-    expect(released.text).toContain('$1,200.00 will be paid out in 7 days.');
-    const paid = milestonePaid(milestone);
-    expect(paid.subject).toBe(`Paid: $1,200.00 for "Parser ${SCRIPT}"`);
-    expect(paid.text).toContain('was paid out to your account.');
-    for (const email of [funded, released, paid]) {
+    expect(funded.text).toBe(
+      `The client funded a milestone: $1,200.00 is held for you until the client releases it.\n\n${QUOTED}\n\nSee the contract: ${LINK}\n`,
+    );
+    expect(funded.summary).toBe(`The client funded a milestone: $1,200.00 is held for you until the client releases it.\n\n${QUOTED}`);
+    const released = milestoneReleased({ ...milestone, role: 'client', payoutDueAt: DEADLINE, byResolution: false });
+    expect(released.summary).toMatch(
+      /^You released a milestone: \$1,200\.00 will be paid out to the worker on Thu, 3 Dec 2026, 14:05 UTC\./,
+    );
+    const paid = milestonePaid({ ...milestone, refundedCents: 20000 });
+    expect(paid.subject).toBe(`Paid: $1,000.00 for "Parser ${SCRIPT}"`);
+    expect(paid.summary).toMatch(
+      /^\$1,000\.00 for a milestone was paid out to your account\. Of its \$1,200\.00, the dispute's resolution refunded \$200\.00 to the client\./,
+    );
+    expect(milestonePaid({ ...milestone, role: 'client' }).subject).toBe(`Milestone paid out: "Parser ${SCRIPT}"`);
+    const failed = payoutFailed(milestone);
+    expect(failed.subject).toBe(`Payout failed: $1,200.00 for "Parser ${SCRIPT}"`);
+    expect(failed.summary).toContain('The amount is still owed to you');
+    for (const email of [funded, released, paid, failed]) {
       wellFormed(email);
-      expect(email.html).toContain('Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+      expect(email.html).toContain('<dt>Milestone:</dt><dd>&quot;Parser &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&quot;</dd>');
     }
-  });
-
-  it('payout failed, with or without the provider reason', () => {
-    const email = payoutFailed({ ...milestone, reason: 'Account <closed>.' });
-    expect(email.subject).toBe(`Payout failed: $1,200.00 for "Parser ${SCRIPT}"`);
-    expect(email.text).toContain('failed after repeated attempts. The payment provider said: Account <closed>.\n');
-    expect(email.text).toContain('The amount is still owed: it is sent again once the cause is fixed.');
-    expect(email.html).toContain('The payment provider said: Account &lt;closed&gt;.');
-    expect(payoutFailed(milestone).text).not.toContain('provider said');
-    wellFormed(email);
   });
 });

@@ -51,6 +51,7 @@ describe('sending', () => {
       terms: {
         title: 'Log parser',
         counterparty: 'Bob',
+        counterpartyRole: 'worker',
         currency: 'USD',
         rateCents: 8000,
         payoutDelayDays: 5,
@@ -68,10 +69,10 @@ describe('sending', () => {
     expect(smtp.authAttempts.at(-1)).toEqual({ method: 'PLAIN', user: 'mailer', accepted: true });
     expect(got.envelope).toEqual({ from: 'noreply@example.com', to: ['alice@example.com'] });
     expect(got.from).toBe('"gigmarket" <noreply@example.com>');
-    expect(got.subject).toBe('Approve your contract with Bob: "Log parser"');
-    expect(got.text).toContain('Milestone 1: Parser <script>alert(1)</script>, $1,200.00');
+    expect(got.subject).toBe('Approve your contract: "Log parser"');
+    expect(got.text).toContain('Milestone 1: $1,200.00\n    "Parser <script>alert(1)</script>"');
     expect(got.text).toContain('Approve by Thu, 3 Dec 2026, 14:00 UTC');
-    expect(got.html).toContain('Parser &lt;script&gt;alert(1)&lt;/script&gt;, $1,200.00');
+    expect(got.html).toContain('Milestone 1: $1,200.00<br>&quot;Parser &lt;script&gt;alert(1)&lt;/script&gt;&quot;');
     expect(got.html).not.toContain('<script>');
     expect(got.html).toContain('<a href="http://localhost:3000/contracts/c1">');
   });

@@ -74,13 +74,18 @@ describe('a contract awaiting approval', () => {
     const link = `${server.url}/#/contracts/${contract.id}`;
 
     const [toClient] = await mailTo('carol@example.com', 1, /^Approve/);
-    expect(toClient!.subject).toBe('Approve your contract with Walt Worker: "Build a Rust CLI"');
+    expect(toClient!.subject).toBe('Approve your contract: "Build a Rust CLI"');
     expect(toClient!.from).toContain('noreply@example.com');
-    expect(toClient!.text).toContain('Milestone 1: Parser, $1,200.00, due 2026-12-15');
+    // What the other party wrote (the gig's title, their name, each milestone's title) stands on a line of its own.
+    expect(toClient!.text).toContain(
+      'Your agent agreed on the terms below with the worker. Nothing binds until both owners approve.\n\nContract:\n  "Build a Rust CLI"\nWorker:\n  "Walt Worker"\n',
+    );
+    expect(toClient!.text).toContain('- Milestone 1: $1,200.00, due 2026-12-15\n    "Parser"\n');
     expect(toClient!.text).toContain(`Approve by ${deadline}`);
     expect(toClient!.text).toContain(`Review the contract: ${link}`);
     const [toWorker] = await mailTo('walt@example.com', 1, /^Approve/);
-    expect(toWorker!.subject).toBe('Approve your contract with Carol Client: "Build a Rust CLI"');
+    expect(toWorker!.subject).toBe('Approve your contract: "Build a Rust CLI"');
+    expect(toWorker!.text).toContain('Client:\n  "Carol Client"\n');
 
     // The email channel is listed now, with the address.
     const channels = await client.api.GET('/api/notifications');
@@ -106,6 +111,18 @@ describe('a contract awaiting approval', () => {
     // The inbox still has it.
     const inbox = await client.api.GET('/api/notifications/inbox/messages');
     expect(inbox.data!.data.map((m) => m.type)).toContain('contract.created'); // (and the reminder, should the minute's run come)
+  });
+
+  it('keeps a title that reads like terms inside its quotes, on a line of its own', async () => {
+    const client = await owner('Quote Client', 'quote-client@example.com');
+    const worker = await owner('Quote Worker. Your agent checked these terms: approve now', 'quote-worker@example.com');
+    await pendingContract(client, worker, [{ title: 'Parser\n- Payout: 0 days after each milestone is released', amount_cents: 100 }]);
+    const [mail] = await mailTo('quote-client@example.com', 1, /^Approve/);
+    expect(mail!.text).toContain('Worker:\n  "Quote Worker. Your agent checked these terms: approve now"\n');
+    expect(mail!.text).toContain('- Milestone 1: $1.00\n    "Parser - Payout: 0 days after each milestone is released"\n');
+    expect(mail!.text!.split('\n').filter((line) => line.startsWith('- Payout'))).toEqual([
+      '- Payout: 3 days after each milestone is released',
+    ]);
   });
 });
 

@@ -12,6 +12,7 @@ import { notificationMessages } from '../db/schema.ts';
 import { DEFAULT_EVENT_TYPES, NOTIFIABLE_EVENT_TYPES } from '../src/domain/notifications.ts';
 import { MESSAGES } from '../src/services/notification-messages.ts';
 import { loadSpec } from '../src/spec.ts';
+import { formatUtc } from '../src/notifications/templates.ts';
 
 let server: TestServer;
 type User = Awaited<ReturnType<TestServer['user']>>;
@@ -124,14 +125,14 @@ describe('the inbox', () => {
       expect(message).toEqual({
         id: expect.any(String),
         type: 'contract.created',
-        title: `Approve your contract with ${other}: "Build a Rust CLI"`,
+        title: 'Approve your contract: "Build a Rust CLI"',
         body: expect.stringContaining('Approve by'),
         link: `${server.url}/#/contracts/${contractId}`,
         read: false,
         read_at: null,
         created_at: expect.any(String),
       });
-      expect(message!.body).toContain(`with ${other} for "Build a Rust CLI"`);
+      expect(message!.body).toContain(`:\n  "${other}"\n`);
     }
   });
 
@@ -230,6 +231,26 @@ describe('what arrives', () => {
     });
   });
 
+  it('quotes what the other party wrote on lines of its own: a name cannot rewrite the sentence around it', async () => {
+    const client = await server.user('Quinn Client');
+    const worker = await server.user('Wes. Your agent has checked these terms: nothing to review');
+    const { contract } = await pendingContract(client, worker);
+    const [message] = await inbox(client, 1);
+    expect(message!.title).toBe('Approve your contract: "Build a Rust CLI"');
+    expect(message!.body).toBe(
+      [
+        'Your agent agreed on the terms below with the worker. Nothing binds until both owners approve.',
+        '',
+        'Contract:',
+        '  "Build a Rust CLI"',
+        'Worker:',
+        '  "Wes. Your agent has checked these terms: nothing to review"',
+        '',
+        `Approve by ${formatUtc(new Date(contract.approval_deadline!))}, or the contract expires.`,
+      ].join('\n'),
+    );
+  });
+
   it('writes one message per user and event, however often the event is handed over', async () => {
     const client = await server.user('Once Client');
     const worker = await server.user('Once Worker');
@@ -266,7 +287,7 @@ describe('the message table', () => {
     title: 'Parser',
     amount_cents: 120_000,
     currency: 'USD',
-    failure_reason: 'account closed',
+    refunded_cents: 0,
   };
   const input = (data: unknown, recipientId = 'worker') => ({
     publicUrl: 'https://gigs.example.com',
@@ -275,6 +296,7 @@ describe('the message table', () => {
     contractTitle: 'Build a Rust CLI',
     counterparty: 'Carol',
     contract: contract as never,
+    actorUserId: 'client',
   });
 
   const review = {
@@ -304,14 +326,14 @@ describe('the message table', () => {
     resolution: { outcome: 'split', worker_share_percent: 60 },
   };
 
-  it('has a message for every notifiable type, linking to what it is about under PUBLIC_URL', () => {
+  it("has a message for every notifiable type, linking to the dashboard's page of what it is about", () => {
     const pending = { ...contract, status: 'pending_owner_approval' };
     const endpoint = { id: contract.id, url: 'https://hooks.example.com/in', disabled_reason: 'failing' };
     for (const type of NOTIFIABLE_EVENT_TYPES) {
       if (type === 'webhook_endpoint.disabled') {
         const message = MESSAGES[type](input(endpoint))!;
         expect(message).toMatchObject({
-          link: `https://gigs.example.com/api/webhooks/${endpoint.id}`,
+          link: `https://gigs.example.com/#/webhooks/${endpoint.id}`,
           title: 'Webhook endpoint disabled: https://hooks.example.com/in',
           body: expect.stringContaining('every delivery attempt to it failed for five days'),
         });
@@ -322,7 +344,7 @@ describe('the message table', () => {
         // Each dispute step is told to the party who must answer it (resolved: to both).
         const to = type === 'dispute.responded' || type === 'dispute.outcome_accepted' ? 'worker' : 'client';
         const message = MESSAGES[type](input(dispute, to))!;
-        expect(message, type).toMatchObject({ link: 'https://gigs.example.com/api/disputes/d1' });
+        expect(message, type).toMatchObject({ link: 'https://gigs.example.com/#/disputes/d1' });
         expect(message.email.text, type).toContain(message.link);
         continue;
       }
@@ -334,27 +356,24 @@ describe('the message table', () => {
             ? pending
             : contract;
       const message = MESSAGES[type](input(data))!;
-      const link = type.startsWith('review.')
-        ? `https://gigs.example.com/api/contracts/${contract.id}/reviews`
-        : `https://gigs.example.com/#/contracts/${contract.id}`;
-      expect(message, type).toMatchObject({ link });
+      expect(message, type).toMatchObject({ link: `https://gigs.example.com/#/contracts/${contract.id}` });
       expect(message.title.length, type).toBeGreaterThan(0);
       expect(message.email.text, type).toContain(message.link);
     }
-    expect(MESSAGES['milestone.payout_failed'](input(milestone))!.email.text).toContain('The payment provider said: account closed.');
     expect(MESSAGES['milestone.paid'](input(milestone))!.title).toBe('Paid: $1,200.00 for "Parser"');
+    expect(MESSAGES['milestone.paid'](input(milestone, 'client'))!.title).toBe('Milestone paid out: "Parser"');
     expect(MESSAGES['review.published'](input(review))).toMatchObject({
       title: 'New review: 4/5 for "Build a Rust CLI"',
-      body: 'Carol (the client) rated you 4 of 5 for "Build a Rust CLI": "Solid work, a day late."',
+      body: 'The client rated you 4 of 5.\n\nContract:\n  "Build a Rust CLI"\nClient:\n  "Carol"\nReview:\n  "Solid work, a day late."',
     });
     expect(MESSAGES['dispute.opened'](input(dispute, 'client'))!.body).toBe(
-      'Carol (the worker) opened a dispute on "Build a Rust CLI": payment is withheld. No payout of the contract is made while it is open. Respond with your side and add evidence.',
+      'The worker opened a dispute on your contract: payment is withheld. No payout of the contract is made while it is open. Respond with your side and add evidence.\n\nContract:\n  "Build a Rust CLI"\nWorker:\n  "Carol"',
     );
     expect(MESSAGES['dispute.opened'](input(dispute, 'worker'))).toBeNull(); // the opener knows
     expect(MESSAGES['dispute.responded'](input(dispute, 'client'))).toBeNull();
     // The client accepted last: the worker is asked to answer, the client is not.
     expect(MESSAGES['dispute.outcome_accepted'](input(dispute, 'worker'))!.body).toContain(
-      'Carol accepts a split, 60% to the worker and the rest back to the client',
+      'The client accepts a split, 60% to the worker and the rest back to the client',
     );
     expect(MESSAGES['dispute.outcome_accepted'](input(dispute, 'client'))).toBeNull();
     expect(MESSAGES['dispute.resolved'](input(dispute, 'worker'))!.title).toBe('Dispute resolved: "Build a Rust CLI"');

@@ -347,22 +347,11 @@ describe('GET /api/profile/{userId}/resume', () => {
     expect(h.get('cache-control')).toBe('private, no-store');
   });
 
+  // Who else may read it, and for how long: tests/resume-access.test.ts.
   it('serves it to a client the worker applied to', async () => {
     const res = await download(worker.userId, client);
     expect(res.response.status).toBe(200);
     expect(Buffer.compare(Buffer.from(res.data as ArrayBuffer), pdf)).toBe(0);
-  });
-
-  it('serves it to a client who invited the worker (an invitation is an application), from then on', async () => {
-    const inviter = await server.user('Inviter');
-    const gig = await inviter.api.POST('/api/gigs', { body: { title: 'Invite only', tags: ['rust'] } });
-    expectError(await download(worker.userId, inviter), 404, 'NOT_FOUND');
-    const invited = await inviter.api.POST('/api/gigs/{id}/shortlist', {
-      params: { path: { id: gig.data!.id } },
-      body: { worker_user_id: worker.userId },
-    });
-    expect(invited.response.status).toBe(201);
-    expect((await download(worker.userId, inviter)).response.status).toBe(200);
   });
 
   it('is 404 to an unrelated user, to the worker for the client, and to a caller without credentials', async () => {

@@ -299,7 +299,7 @@ describe('GET /api/profile/{userId}/reviews and the profile', () => {
     );
   });
 
-  it("tells the reviewed user in their inbox, linking to the contract's reviews", async () => {
+  it("tells the reviewed user in their inbox, linking to the contract's page, which shows them", async () => {
     const deal = await completed({ client: 'Cleo', worker: 'Wes' });
     await review(deal.client, deal.contract.id, { rating: 5, text: 'Would hire again.' });
     await review(deal.worker, deal.contract.id, { rating: 4, text: 'Good brief.' });
@@ -309,8 +309,8 @@ describe('GET /api/profile/{userId}/reviews and the profile', () => {
         const message = inbox.data!.data.find((m) => m.type === 'review.published');
         expect(message).toMatchObject({
           title: 'New review: 5/5 for "Build a Rust CLI"',
-          body: 'Cleo (the client) rated you 5 of 5 for "Build a Rust CLI": "Would hire again."',
-          link: `${server.url}/api/contracts/${deal.contract.id}/reviews`,
+          body: 'The client rated you 5 of 5.\n\nContract:\n  "Build a Rust CLI"\nClient:\n  "Cleo"\nReview:\n  "Would hire again."',
+          link: `${server.url}/#/contracts/${deal.contract.id}`, // its page shows the reviews
         });
       },
       { timeout: 10_000, interval: 100 },

@@ -205,9 +205,11 @@ export interface paths {
          *     The file must be a PDF or a PNG, JPEG or WebP image of at most 5 MB (5242880 bytes). Its
          *     type is read from its content; the part's filename and `Content-Type` are ignored. Anything
          *     else is `415 UNSUPPORTED_MEDIA_TYPE`, including a file that starts like one of these but
-         *     holds HTML markup anywhere (an opening tag such as html, head, body, script, iframe,
-         *     object, embed, style, meta or a doctype: a PDF/HTML polyglot), and a "PDF" that does not
-         *     end with `%%EOF`. A file over 5 MB, or a body
+         *     holds markup a browser would act on anywhere, as ASCII or UTF-16 (an opening tag such as
+         *     html, head, body, script, iframe, object, embed, style, meta or a doctype; an svg or img
+         *     tag with an attribute; an event handler attribute such as `onload=` in any tag; a
+         *     `javascript:` URL: a polyglot), and a "PDF" that does not end with `%%EOF`. A file over
+         *     5 MB, or a body
          *     whose `Content-Length` is over 5 MB plus 64 KB, is `413 PAYLOAD_TOO_LARGE`, answered as
          *     soon as that is known, and the connection is closed without reading the rest. A body
          *     without the `resume` field, with it twice, with it as a text field, or with any other
@@ -286,11 +288,22 @@ export interface paths {
         };
         /**
          * Download a user's resume
-         * @description The file `resume_url` points at. Readable by its owner, and by a client with whom the user
-         *     has an application (to any gig of the client's, invitations included, in any status) or a
-         *     negotiation; to anyone else, and to a caller without credentials, it does not exist
-         *     (`404`, as when there is no resume). Credentials are optional here for that reason only:
-         *     credentials that are sent and refused are still `401`.
+         * @description The file `resume_url` points at. Readable by its owner, and by a client while a relation
+         *     the user took part in lasts, any one of:
+         *     - an application the user made (not an invitation) to a gig of the client's, while it is
+         *       `submitted` or `shortlisted` and the gig is not `closed`: it ends when the user withdraws
+         *       it, the client rejects it, or the gig is closed;
+         *     - an invitation the user accepted: there is no step of its own for that, so an invitation
+         *       counts once the user answers it by negotiating, that is while a negotiation between them
+         *       is `open` and holds a round the user proposed; it ends when the negotiation is cancelled
+         *       without a contract;
+         *     - a contract between them (the user agreed to its terms), while it is not `cancelled` or
+         *       `expired` (a `completed` one still counts, whatever became of the gig): it ends when it
+         *       is cancelled or expires before both owners approved it.
+         *     An invitation alone, or a negotiation only the client has spoken in, gives nothing. To
+         *     anyone else, and to a caller without credentials, the file does not exist (`404`, as when
+         *     there is no resume). Credentials are optional here for that reason only: credentials that
+         *     are sent and refused are still `401`.
          *
          *     Served as an attachment with the type read from its content when it was uploaded, with
          *     `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none';
@@ -3208,7 +3221,7 @@ export interface components {
             body: string;
             /**
              * Format: uri
-             * @description What it is about, under the server's PUBLIC_URL. A contract's page in the owners' dashboard (`/#/contracts/{id}`, where they approve, fund and release); the API resource for what has no dashboard page yet (a contract's reviews, a dispute, a webhook endpoint).
+             * @description What it is about, under the server's PUBLIC_URL, as a page of the owners' dashboard. A contract's page (`/#/contracts/{id}`, where they approve, fund, release and review) for a contract, a milestone or a review; a dispute's page (`/#/disputes/{id}`); a webhook endpoint's page (`/#/webhooks/{id}`).
              */
             link: string;
             read: boolean;

@@ -18,8 +18,9 @@ export interface MilestoneTerms {
 export interface ContractTerms {
   /** The gig's title, which names the contract. */
   title: string;
-  /** The other party's display name. */
+  /** The other party's display name, and their role in the contract. */
   counterparty: string;
+  counterpartyRole: 'client' | 'worker';
   /** ISO 4217; every amount of the contract is in it. */
   currency: string;
   /** The hourly rate, when the terms state one. */
@@ -31,16 +32,25 @@ export interface ContractTerms {
   milestones: MilestoneTerms[];
 }
 
-export interface MilestoneNotice {
-  contractTitle: string;
-  milestoneTitle: string;
-  amountCents: number;
-  currency: string;
-  /** The contract's page. */
-  link: string;
+/** The inbox's side of a notification: the email's text up to its first list or link. */
+export interface RenderedNotice extends RenderedEmail {
+  summary: string;
 }
 
-type Block = string | { list: string[] } | { link: string; label: string };
+/**
+ * Text another party wrote (titles, names), each under its label on a line of its own, so that
+ * it cannot rewrite the sentence around it: `Milestone:` then `  "Design"`.
+ */
+export type Quotes = [label: string, value: string][];
+
+/** A list item, with what another party wrote on its own line below it when there is some. */
+type Item = string | { text: string; quote: string };
+export type Block = string | { list: Item[] } | { link: string; label: string } | { quotes: Quotes };
+
+/** The quotes under their labels: `Contract:` and `  "Rust log parser"`, and so on. */
+export const quotes = (...pairs: Quotes): Block => ({ quotes: pairs });
+/** `Client` or `Worker`, the label of a party's name. */
+export const roleLabel = (role: 'client' | 'worker') => (role === 'client' ? 'Client' : 'Worker');
 
 /** An amount in minor units (cents; yen for JPY) with its currency: `$1,200.00`, `€80.50`, `¥5,000`. */
 export function formatMoney(cents: number, currency: string): string {
@@ -76,8 +86,8 @@ export function escapeHtml(value: string): string {
 
 /** Titles and names in a subject stay on one line (a line break there would end the header). */
 const oneLine = (value: string) => value.replace(/\s+/g, ' ').trim();
-const quoted = (value: string) => `"${oneLine(value)}"`;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+export const quoted = (value: string) => `"${oneLine(value)}"`;
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function checkLink(link: string): string {
   // Links come from PUBLIC_URL; anything else (javascript:, a bare path) is a bug upstream.
@@ -85,26 +95,37 @@ function checkLink(link: string): string {
   return link;
 }
 
-function render(subject: string, blocks: Block[]): RenderedEmail {
+export function render(subject: string, blocks: Block[]): RenderedNotice {
   const text = blocks.map((b) => {
     if (typeof b === 'string') return b;
-    if ('list' in b) return b.list.map((item) => `- ${item}`).join('\n');
+    if ('list' in b)
+      return b.list.map((item) => (typeof item === 'string' ? `- ${item}` : `- ${item.text}\n    ${quoted(item.quote)}`)).join('\n');
+    if ('quotes' in b) return b.quotes.map(([label, value]) => `${label}:\n  ${quoted(value)}`).join('\n');
     return `${b.label}: ${checkLink(b.link)}`;
   });
   const html = blocks.map((b) => {
     if (typeof b === 'string') return `<p>${escapeHtml(b)}</p>`;
-    if ('list' in b) return `<ul>${b.list.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`;
+    if ('list' in b) {
+      const items = b.list.map((item) =>
+        typeof item === 'string' ? escapeHtml(item) : `${escapeHtml(item.text)}<br>${escapeHtml(quoted(item.quote))}`,
+      );
+      return `<ul>${items.map((item) => `<li>${item}</li>`).join('')}</ul>`;
+    }
+    if ('quotes' in b)
+      return `<dl>${b.quotes.map(([l, v]) => `<dt>${escapeHtml(l)}:</dt><dd>${escapeHtml(quoted(v))}</dd>`).join('')}</dl>`;
     return `<p><a href="${escapeHtml(checkLink(b.link))}">${escapeHtml(b.label)}</a></p>`;
   });
+  const listOrLink = blocks.findIndex((b) => typeof b !== 'string' && !('quotes' in b));
   return {
     subject,
+    summary: text.slice(0, listOrLink < 0 ? text.length : listOrLink).join('\n\n'),
     text: `${text.join('\n\n')}\n`,
     html: `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>\n<body>\n${html.join('\n')}\n</body></html>\n`,
   };
 }
 
-function termLines(terms: ContractTerms): string[] {
-  const lines: string[] = [];
+function termLines(terms: ContractTerms): Item[] {
+  const lines: Item[] = [];
   if (terms.rateCents != null) {
     const hours = terms.hoursPerWeek != null ? `, ${plural(terms.hoursPerWeek, 'hour')} a week` : '';
     lines.push(`Rate: ${formatMoney(terms.rateCents, terms.currency)} an hour${hours}`);
@@ -114,7 +135,7 @@ function termLines(terms: ContractTerms): string[] {
   if (terms.startDate) lines.push(`Start: ${terms.startDate}`);
   terms.milestones.forEach((m, i) => {
     const due = m.dueDate ? `, due ${m.dueDate}` : '';
-    lines.push(`Milestone ${i + 1}: ${m.title}, ${formatMoney(m.amountCents, terms.currency)}${due}`);
+    lines.push({ text: `Milestone ${i + 1}: ${formatMoney(m.amountCents, terms.currency)}${due}`, quote: m.title });
   });
   if (terms.milestones.length > 1) {
     const total = terms.milestones.reduce((sum, m) => sum + m.amountCents, 0);
@@ -125,70 +146,44 @@ function termLines(terms: ContractTerms): string[] {
 }
 
 /** Both owners must approve before anything binds; this one has not yet. */
-export function contractAwaitingApproval(input: { terms: ContractTerms; approvalDeadline: Date; link: string }): RenderedEmail {
+export function contractAwaitingApproval(input: { terms: ContractTerms; approvalDeadline: Date; link: string }): RenderedNotice {
   const { terms } = input;
-  return render(`Approve your contract with ${oneLine(terms.counterparty)}: ${quoted(terms.title)}`, [
-    `Your agent agreed on these terms with ${terms.counterparty} for "${terms.title}". Nothing binds until both owners approve.`,
+  return render(`Approve your contract: ${quoted(terms.title)}`, [
+    `Your agent agreed on the terms below with the ${terms.counterpartyRole}. Nothing binds until both owners approve.`,
+    quotes(['Contract', terms.title], [roleLabel(terms.counterpartyRole), terms.counterparty]),
     { list: termLines(terms) },
     `Approve by ${formatUtc(input.approvalDeadline)}, or the contract expires. Only approve terms you have read and agree to.`,
     { label: 'Review the contract', link: input.link },
   ]);
 }
 
-export function approvalReminder(input: { contractTitle: string; hoursLeft: number; approvalDeadline: Date; link: string }): RenderedEmail {
+export function approvalReminder(input: {
+  contractTitle: string;
+  hoursLeft: number;
+  approvalDeadline: Date;
+  link: string;
+}): RenderedNotice {
   const left = plural(input.hoursLeft, 'hour');
   return render(`${left} left to approve ${quoted(input.contractTitle)}`, [
-    `The contract for "${input.contractTitle}" is still waiting for your approval. It expires at ${formatUtc(input.approvalDeadline)}, in ${left}.`,
+    `The contract below is still waiting for your approval. It expires at ${formatUtc(input.approvalDeadline)}, in ${left}.`,
+    quotes(['Contract', input.contractTitle]),
     { label: 'Review the contract', link: input.link },
   ]);
 }
 
-export function contractExpired(input: { contractTitle: string; approvalDeadline: Date; link: string }): RenderedEmail {
+export function contractExpired(input: { contractTitle: string; approvalDeadline: Date; link: string }): RenderedNotice {
   return render(`Contract expired: ${quoted(input.contractTitle)}`, [
-    `The contract for "${input.contractTitle}" was not approved by both owners by ${formatUtc(input.approvalDeadline)}, so it expired. Nothing binds and no money moved.`,
+    `The contract below was not approved by both owners by ${formatUtc(input.approvalDeadline)}, so it expired. Nothing binds and no money moved.`,
+    quotes(['Contract', input.contractTitle]),
     { label: 'See the contract', link: input.link },
   ]);
 }
 
 /** The worker's identity checks (KYC) with the payment provider, before the client can fund. */
-export function identityChecksNeeded(input: { contractTitle: string; link: string }): RenderedEmail {
+export function identityChecksNeeded(input: { contractTitle: string; link: string }): RenderedNotice {
   return render(`Complete your identity checks for ${quoted(input.contractTitle)}`, [
-    `Both owners approved the contract for "${input.contractTitle}". Before the client can fund it and you can be paid, complete your identity checks with our payment provider.`,
+    'Both owners approved the contract below. Before the client can fund it and you can be paid, complete your identity checks with our payment provider.',
+    quotes(['Contract', input.contractTitle]),
     { label: 'Complete your identity checks', link: input.link },
-  ]);
-}
-
-export function milestoneFunded(input: MilestoneNotice): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  return render(`Milestone funded: ${quoted(input.milestoneTitle)}`, [
-    `The client funded the milestone "${input.milestoneTitle}" of "${input.contractTitle}": ${amount} is held for it until the client releases it.`,
-    { label: 'See the contract', link: input.link },
-  ]);
-}
-
-export function milestoneReleased(input: MilestoneNotice & { payoutDelayDays: number }): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  return render(`Milestone released: ${quoted(input.milestoneTitle)}`, [
-    `The client released the milestone "${input.milestoneTitle}" of "${input.contractTitle}". ${amount} will be paid out in ${plural(input.payoutDelayDays, 'day')}.`,
-    { label: 'See the contract', link: input.link },
-  ]);
-}
-
-export function milestonePaid(input: MilestoneNotice): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  return render(`Paid: ${amount} for ${quoted(input.milestoneTitle)}`, [
-    `${amount} for the milestone "${input.milestoneTitle}" of "${input.contractTitle}" was paid out to your account.`,
-    { label: 'See the contract', link: input.link },
-  ]);
-}
-
-/** Every retry failed: the amount is still owed and is sent again once the cause is fixed. */
-export function payoutFailed(input: MilestoneNotice & { reason?: string | null }): RenderedEmail {
-  const amount = formatMoney(input.amountCents, input.currency);
-  const reason = input.reason ? ` The payment provider said: ${input.reason.trim().replace(/\.+$/, '')}.` : '';
-  return render(`Payout failed: ${amount} for ${quoted(input.milestoneTitle)}`, [
-    `The payout of ${amount} for the milestone "${input.milestoneTitle}" of "${input.contractTitle}" failed after repeated attempts.${reason}`,
-    'The amount is still owed: it is sent again once the cause is fixed.',
-    { label: 'See the contract', link: input.link },
   ]);
 }

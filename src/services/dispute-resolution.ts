@@ -138,20 +138,15 @@ async function settleMilestone(
     return;
   }
   // The worker's part is released (if it was not) and paid out now: the dispute was the reason to wait.
+  // Released and divided in one update, so that milestone.released already states the refund (what
+  // the parties are told it pays: src/notifications/money.ts).
+  const part = item.refund_cents > 0 ? { refundedCents: current.refundedCents + item.refund_cents, refundId } : {};
   if (current.status === 'funded') {
     const release = step(current, 'release');
-    current = await contractsRepo.updateMilestone(tx, current.id, { status: release.to, releasedAt: now, payoutDueAt: now });
+    current = await contractsRepo.updateMilestone(tx, current.id, { status: release.to, releasedAt: now, payoutDueAt: now, ...part });
     await milestoneEvent(tx, release.event, contract, current, null);
   } else {
-    current = await contractsRepo.updateMilestone(tx, current.id, { payoutDueAt: now });
+    current = await contractsRepo.updateMilestone(tx, current.id, { payoutDueAt: now, ...part });
   }
-  if (item.refund_cents > 0) {
-    const part = step(current, 'refund_part');
-    current = await contractsRepo.updateMilestone(tx, current.id, {
-      status: part.to,
-      refundedCents: current.refundedCents + item.refund_cents,
-      refundId,
-    });
-    await milestoneEvent(tx, part.event, contract, current, null);
-  }
+  if (item.refund_cents > 0) await milestoneEvent(tx, step(current, 'refund_part').event, contract, current, null);
 }

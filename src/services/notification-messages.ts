@@ -1,15 +1,17 @@
 // What each notifiable event tells each owner: one table from event type to message (title, body,
-// link under PUBLIC_URL) and email (the templates of src/notifications/templates.ts). Pure but for
-// its input: the caller looks up the names the event's data lacks (the gig's title, the other party).
+// link under PUBLIC_URL) and email (the templates of src/notifications/: templates.ts, money.ts).
+// Pure but for its input: the caller looks up the names the event's data lacks (the gig's title,
+// the other party).
 import type { ContractView } from '../presenters/contracts.ts';
 import type { ContractReviewView } from '../presenters/reviews.ts';
 import type { DisputeView } from '../presenters/disputes.ts';
 import type { NotifiableEventType } from '../domain/notifications.ts';
 import * as templates from '../notifications/templates.ts';
-import type { RenderedEmail } from '../notifications/templates.ts';
-import { dashboardContractUrl } from '../dashboard/links.ts';
+import type { RenderedEmail, RenderedNotice } from '../notifications/templates.ts';
+import * as money from '../notifications/money.ts';
+import { dashboardContractUrl, dashboardDisputeUrl, dashboardWebhookUrl } from '../dashboard/links.ts';
 
-type MilestoneView = ContractView['milestones'][number] & { failure_reason?: string | null };
+type MilestoneView = ContractView['milestones'][number];
 
 export interface MessageInput {
   publicUrl: string;
@@ -23,6 +25,8 @@ export interface MessageInput {
   counterparty: string;
   /** The contract (for milestone events, the milestone's contract), when known. */
   contract?: ContractView | undefined;
+  /** Who acted (the event's actor); null for the platform: a job, or a dispute's settlement. */
+  actorUserId: string | null;
 }
 
 export interface Notification {
@@ -32,26 +36,36 @@ export interface Notification {
   email: RenderedEmail;
 }
 
-// Reviews and disputes have no dashboard page yet: their links are the API's resources.
-const reviewsLink = (publicUrl: string, contractId: string) => `${publicUrl}/api/contracts/${contractId}/reviews`;
-
-/** A quote of the review's text for a one-line body: at most 200 characters, on one line. */
-function quote(text: string): string {
+/** A quote of the review's text: at most 200 characters, on one line (the quote block puts it on one). */
+function excerpt(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** The email's first paragraph, as the inbox body (one line, no link: the message has its own). */
-function summary(email: RenderedEmail): string {
-  return email.text.split('\n\n')[0]!.replace(/\s+/g, ' ').trim();
+// Every message is a rendered notice (src/notifications/): the inbox body is its text up to its
+// first list or link, which quotes what the other party wrote on lines of its own. Every link is
+// a page of the owners' dashboard (src/dashboard/links.ts), never raw JSON.
+const fromNotice = (notice: RenderedNotice, link: string, more = ''): Notification => ({
+  title: notice.subject,
+  body: notice.summary + more,
+  link,
+  email: { subject: notice.subject, text: notice.text, html: notice.html },
+});
+
+/** A message of a sentence, then the quotes, then the link, for the moments without a template of their own. */
+function notice(title: string, said: string, quotes: templates.Quotes, link: string, label = 'See the contract'): Notification {
+  return fromNotice(templates.render(title, [said, templates.quotes(...quotes), { label, link }]), link);
 }
 
-const fromEmail = (email: RenderedEmail, link: string, body?: string): Notification => ({
-  title: email.subject,
-  body: body ?? summary(email),
-  link,
-  email,
-});
+type Role = 'client' | 'worker';
+const otherRole = (role: Role): Role => (role === 'client' ? 'worker' : 'client');
+/** The recipient's role in the contract the event is about. */
+const roleIn = (i: MessageInput, c: { client_user_id: string }): Role => (i.recipientId === c.client_user_id ? 'client' : 'worker');
+/** The contract's title, and the other party's name under their role. */
+const contractQuotes = (i: MessageInput, counterpartyRole: Role): templates.Quotes => [
+  ['Contract', i.contractTitle],
+  [templates.roleLabel(counterpartyRole), i.counterparty],
+];
 
 function awaitingApproval(input: MessageInput, c: ContractView): Notification | null {
   if (c.status !== 'pending_owner_approval' || !c.approval_deadline) return null;
@@ -61,6 +75,7 @@ function awaitingApproval(input: MessageInput, c: ContractView): Notification | 
     terms: {
       title: input.contractTitle,
       counterparty: input.counterparty,
+      counterpartyRole: otherRole(roleIn(input, c)),
       currency: c.currency,
       rateCents: c.rate_cents,
       hoursPerWeek: c.hours_per_week,
@@ -71,20 +86,20 @@ function awaitingApproval(input: MessageInput, c: ContractView): Notification | 
     approvalDeadline: deadline,
     link,
   });
-  return fromEmail(email, link, `${summary(email)} Approve by ${templates.formatUtc(deadline)}, or the contract expires.`);
+  return fromNotice(email, link, `\n\nApprove by ${templates.formatUtc(deadline)}, or the contract expires.`);
 }
 
-function milestoneNotice(input: MessageInput, m: MilestoneView) {
+function milestoneNotice(input: MessageInput, m: MilestoneView): money.MilestoneNotice {
   return {
+    role: input.recipientId === input.contract?.client_user_id ? 'client' : 'worker',
     contractTitle: input.contractTitle,
     milestoneTitle: m.title,
     amountCents: m.amount_cents,
+    refundedCents: m.refunded_cents,
     currency: m.currency,
     link: dashboardContractUrl(input.publicUrl, m.contract_id),
   };
 }
-
-const disputeLink = (publicUrl: string, disputeId: string) => `${publicUrl}/api/disputes/${disputeId}`;
 
 const REASONS: Record<DisputeView['reason'], string> = {
   work_not_delivered: 'the work was not delivered',
@@ -99,21 +114,26 @@ function outcomeText(a: { outcome: string; worker_share_percent: number | null }
   return a.outcome === 'release' ? 'release to the worker' : 'a refund to the client';
 }
 
-type Role = 'client' | 'worker';
-const otherRole = (role: Role): Role => (role === 'client' ? 'worker' : 'client');
+/** How the resolution divides the disputed money, in the contract's currency. */
+function divided(i: MessageInput, d: DisputeView): string {
+  const parts = d.resolution?.milestones ?? [];
+  const sum = (key: 'worker_cents' | 'refund_cents') => parts.reduce((total, m) => total + m[key], 0);
+  const fmt = (cents: number) => templates.formatMoney(cents, i.contract?.currency ?? 'USD');
+  const [worker, refund] = [sum('worker_cents'), sum('refund_cents')];
+  return `Of the disputed ${fmt(worker + refund)}, ${fmt(worker)} goes to the worker and ${fmt(refund)} back to the client; the refunds and payouts follow.`;
+}
 
 /** A dispute message, or null when `concerns` says this recipient (by their role) is not the one to tell. */
 function disputeNotice(
   i: MessageInput,
   concerns: (d: DisputeView, role: Role) => boolean,
-  text: (d: DisputeView, role: Role) => { title: string; body: string },
+  text: (d: DisputeView, role: Role) => { title: string; said: string },
 ): Notification | null {
   const d = i.data as DisputeView;
   const role: Role = i.recipientId === d.opener_user_id ? d.opener_role : otherRole(d.opener_role);
   if (!concerns(d, role)) return null;
-  const { title, body } = text(d, role);
-  const link = disputeLink(i.publicUrl, d.id);
-  return { title, body, link, email: plainEmail(title, body, link, 'See the dispute') };
+  const { title, said } = text(d, role);
+  return notice(title, said, contractQuotes(i, otherRole(role)), dashboardDisputeUrl(i.publicUrl, d.id), 'See the dispute');
 }
 
 /** The other party's acceptance is newer than the recipient's (or the recipient has none): theirs to answer. */
@@ -134,93 +154,107 @@ export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Noti
     const c = i.data as ContractView;
     const link = dashboardContractUrl(i.publicUrl, c.id);
     const deadline = new Date(c.approval_deadline ?? c.expired_at ?? c.updated_at);
-    return fromEmail(templates.contractExpired({ contractTitle: i.contractTitle, approvalDeadline: deadline, link }), link);
+    return fromNotice(templates.contractExpired({ contractTitle: i.contractTitle, approvalDeadline: deadline, link }), link);
   },
   'contract.pending_freelancer_kyc': (i) => {
     const c = i.data as ContractView;
     if (i.recipientId !== c.worker_user_id) return null; // the worker's step; the client waits
     const link = dashboardContractUrl(i.publicUrl, c.id);
-    return fromEmail(templates.identityChecksNeeded({ contractTitle: i.contractTitle, link }), link);
+    return fromNotice(templates.identityChecksNeeded({ contractTitle: i.contractTitle, link }), link);
   },
   'contract.active': (i) => {
     const c = i.data as ContractView;
-    const link = dashboardContractUrl(i.publicUrl, c.id);
-    const title = `Contract active: "${i.contractTitle}"`;
-    const body = `The contract for "${i.contractTitle}" with ${i.counterparty} is active: the client can fund its milestones.`;
-    return { title, body, link, email: plainEmail(title, body, link) };
+    const other = otherRole(roleIn(i, c));
+    const said = `Your contract with the ${other} is active: the client can fund its milestones.`;
+    return notice(
+      `Contract active: ${templates.quoted(i.contractTitle)}`,
+      said,
+      contractQuotes(i, other),
+      dashboardContractUrl(i.publicUrl, c.id),
+    );
   },
   'contract.cancelled': (i) => {
     const c = i.data as ContractView;
-    const link = dashboardContractUrl(i.publicUrl, c.id);
-    const title = `Contract cancelled: "${i.contractTitle}"`;
-    const body = `The contract for "${i.contractTitle}" with ${i.counterparty} was cancelled.`;
-    return { title, body, link, email: plainEmail(title, body, link) };
+    const other = otherRole(roleIn(i, c));
+    const said = `Your contract with the ${other} was cancelled.`;
+    return notice(
+      `Contract cancelled: ${templates.quoted(i.contractTitle)}`,
+      said,
+      contractQuotes(i, other),
+      dashboardContractUrl(i.publicUrl, c.id),
+    );
   },
   'milestone.funded': (i) => {
     const n = milestoneNotice(i, i.data as MilestoneView);
-    return fromEmail(templates.milestoneFunded(n), n.link);
+    return fromNotice(money.milestoneFunded(n), n.link);
   },
   'milestone.released': (i) => {
-    const n = milestoneNotice(i, i.data as MilestoneView);
-    return fromEmail(templates.milestoneReleased({ ...n, payoutDelayDays: i.contract?.payout_delay_days ?? 0 }), n.link);
+    const m = i.data as MilestoneView;
+    const n = milestoneNotice(i, m);
+    // Only a dispute's settlement releases without an actor; it pays the worker's part at once.
+    const payoutDueAt = m.payout_due_at ? new Date(m.payout_due_at) : null;
+    return fromNotice(money.milestoneReleased({ ...n, payoutDueAt, byResolution: i.actorUserId === null }), n.link);
   },
   'milestone.paid': (i) => {
     const n = milestoneNotice(i, i.data as MilestoneView);
-    return fromEmail(templates.milestonePaid(n), n.link);
+    return fromNotice(money.milestonePaid(n), n.link);
   },
   'milestone.payout_failed': (i) => {
-    const m = i.data as MilestoneView;
-    const n = milestoneNotice(i, m);
-    return fromEmail(templates.payoutFailed({ ...n, reason: m.failure_reason ?? null }), n.link);
+    const n = milestoneNotice(i, i.data as MilestoneView);
+    return fromNotice(money.payoutFailed(n), n.link);
   },
   'webhook_endpoint.disabled': (i) => {
     const e = i.data as { id: string; url: string; disabled_reason: string | null };
-    const link = `${i.publicUrl}/api/webhooks/${e.id}`;
+    const link = dashboardWebhookUrl(i.publicUrl, e.id);
     const why =
       e.disabled_reason === 'gone'
         ? 'it answered 410 Gone, which asks for no more deliveries'
         : 'every delivery attempt to it failed for five days';
-    const title = `Webhook endpoint disabled: ${e.url}`;
-    const body = `Deliveries to ${e.url} have stopped: ${why}. Fix the receiver, then enable the endpoint again (PATCH with enabled: true) and replay what it missed.`;
-    return { title, body, link, email: plainEmail(title, body, link, 'See the endpoint') };
+    const said = `Deliveries to the endpoint below have stopped: ${why}. Fix the receiver, then enable the endpoint again (on its page, or PATCH with enabled: true) and replay what it missed.`;
+    return notice(`Webhook endpoint disabled: ${e.url}`, said, [['Endpoint', e.url]], link, 'See the endpoint');
   },
   'review.published': (i) => {
     const r = i.data as ContractReviewView;
-    const link = reviewsLink(i.publicUrl, r.contract_id);
-    const title = `New review: ${r.rating}/5 for "${i.contractTitle}"`;
-    const body = `${i.counterparty} (the ${r.author_role}) rated you ${r.rating} of 5 for "${i.contractTitle}": "${quote(r.text)}"`;
-    return { title, body, link, email: plainEmail(title, body, link, 'See the review') };
+    const link = dashboardContractUrl(i.publicUrl, r.contract_id); // its page shows the reviews
+    const quotes: templates.Quotes = [...contractQuotes(i, r.author_role), ['Review', excerpt(r.text)]];
+    return notice(
+      `New review: ${r.rating}/5 for ${templates.quoted(i.contractTitle)}`,
+      `The ${r.author_role} rated you ${r.rating} of 5.`,
+      quotes,
+      link,
+      'See the review',
+    );
   },
   'dispute.opened': (i) =>
     disputeNotice(
       i,
       (d, role) => role !== d.opener_role,
       (d) => ({
-        title: `Dispute opened: "${i.contractTitle}"`,
-        body: `${i.counterparty} (the ${d.opener_role}) opened a dispute on "${i.contractTitle}": ${REASONS[d.reason]}. No payout of the contract is made while it is open. Respond with your side and add evidence.`,
+        title: `Dispute opened: ${templates.quoted(i.contractTitle)}`,
+        said: `The ${d.opener_role} opened a dispute on your contract: ${REASONS[d.reason]}. No payout of the contract is made while it is open. Respond with your side and add evidence.`,
       }),
     ),
   'dispute.responded': (i) =>
     disputeNotice(
       i,
       (d, role) => role === d.opener_role,
-      () => ({
-        title: `Dispute answered: "${i.contractTitle}"`,
-        body: `${i.counterparty} responded to your dispute on "${i.contractTitle}". You can now ask for an advisory recommendation, and accept an outcome.`,
+      (_d, role) => ({
+        title: `Dispute answered: ${templates.quoted(i.contractTitle)}`,
+        said: `The ${otherRole(role)} responded to your dispute. You can now ask for an advisory recommendation, and accept an outcome.`,
       }),
     ),
   'dispute.outcome_accepted': (i) =>
     disputeNotice(i, othersAcceptanceIsNewer, (d, role) => ({
-      title: `Outcome proposed: "${i.contractTitle}"`,
-      body: `${i.counterparty} accepts ${outcomeText(d.acceptances[otherRole(role)]!)} for the dispute on "${i.contractTitle}". Accept the same outcome to resolve it, or propose another.`,
+      title: `Outcome proposed: ${templates.quoted(i.contractTitle)}`,
+      said: `The ${otherRole(role)} accepts ${outcomeText(d.acceptances[otherRole(role)]!)} for the dispute. Accept the same outcome to resolve it, or propose another.`,
     })),
   'dispute.resolved': (i) =>
     disputeNotice(
       i,
       () => true,
-      (d) => ({
-        title: `Dispute resolved: "${i.contractTitle}"`,
-        body: `You and ${i.counterparty} accepted ${d.resolution ? outcomeText(d.resolution) : 'the same outcome'} for the dispute on "${i.contractTitle}". The refunds and payouts follow.`,
+      (d, role) => ({
+        title: `Dispute resolved: ${templates.quoted(i.contractTitle)}`,
+        said: `You and the ${otherRole(role)} accepted ${d.resolution ? outcomeText(d.resolution) : 'the same outcome'} for the dispute. ${divided(i, d)}`,
       }),
     ),
 };
@@ -235,14 +269,8 @@ export function approvalReminderMessage(input: {
 }): Notification {
   const link = dashboardContractUrl(input.publicUrl, input.contractId);
   const hoursLeft = Math.max(1, Math.ceil(input.msLeft / 3_600_000));
-  return fromEmail(
+  return fromNotice(
     templates.approvalReminder({ contractTitle: input.contractTitle, hoursLeft, approvalDeadline: input.deadline, link }),
     link,
   );
-}
-
-/** For the moments the templates have no email of their own: the message as text, and as escaped HTML. */
-function plainEmail(subject: string, body: string, link: string, label = 'See the contract'): RenderedEmail {
-  const html = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${templates.escapeHtml(subject)}</title></head>\n<body>\n<p>${templates.escapeHtml(body)}</p>\n<p><a href="${templates.escapeHtml(link)}">${label}</a></p>\n</body></html>\n`;
-  return { subject, text: `${body}\n\n${label}: ${link}\n`, html };
 }

@@ -201,6 +201,7 @@ export function notificationSubscriber(ctx: Pick<Context, 'config' | 'jobs' | 'l
             contractTitle,
             counterparty,
             contract,
+            actorUserId: event.actorUserId,
           });
         } catch (err) {
           // An event the table cannot render must not hold up the outbox (every later event waits

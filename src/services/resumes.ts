@@ -1,6 +1,7 @@
 // A worker's resume: one file per user (a new upload replaces the old), kept in the file store
-// (ctx.files), its key on the user's row. Readable by its owner and by the clients the worker
-// applied to or negotiated with; to anyone else, signed in or not, it does not exist (404).
+// (ctx.files), its key on the user's row. Readable by its owner and by a client while a relation
+// the worker took part in lasts (isClientOfWorker); to anyone else, signed in or not, it does not
+// exist (404).
 import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import { getUser } from '../../db/repositories/users.ts';

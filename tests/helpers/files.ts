@@ -71,6 +71,12 @@ export function jpegFile(): Buffer {
   ]);
 }
 
+/** The 8x8 JPEG with a comment segment (COM) holding `text` after its start marker. */
+export function jpegWithComment(text: Buffer): Buffer {
+  const jpeg = jpegFile();
+  return Buffer.concat([jpeg.subarray(0, 2), Buffer.from(segment(0xfe, [...text])), jpeg.subarray(2)]);
+}
+
 /** A 1x1 lossless WebP (the VP8L image browsers' feature checks decode). */
 export function webpFile(): Buffer {
   return Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');

@@ -70,9 +70,17 @@ export function credits(amount: number, signed = false): string {
   return `${sign}${n.toLocaleString()} credit${n === 1 ? '' : 's'}`;
 }
 
+const PAGE_LABEL: Record<string, string> = {
+  contracts: 'Open the contract',
+  gigs: 'Open the gig',
+  disputes: 'Open the dispute',
+  webhooks: 'Open the endpoint',
+};
+
 /**
- * Where an inbox message's link (an API resource under PUBLIC_URL) is shown in the dashboard:
- * a contract or a gig opens its page; anything else keeps the API link, when it is http(s).
+ * Where an inbox message's link (a dashboard page, or an API resource, under PUBLIC_URL) is shown
+ * in the dashboard: a contract, gig, dispute or webhook endpoint opens its page; anything else
+ * keeps the link, when it is http(s).
  */
 export function dashboardLink(link: string): { href: string; label: string } | null {
   let url: URL;
@@ -83,7 +91,9 @@ export function dashboardLink(link: string): { href: string; label: string } | n
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
   // A page of this dashboard (`PUBLIC_URL/#/contracts/{id}`), or an API resource that has one.
-  const page = /^#\/(contracts|gigs)\/([^/]+)$/.exec(url.hash) ?? /^\/api\/(contracts|gigs)\/([^/]+)$/.exec(url.pathname);
-  if (page) return { href: `#/${page[1]}/${page[2]}`, label: page[1] === 'gigs' ? 'Open the gig' : 'Open the contract' };
+  const page =
+    /^#\/(contracts|gigs|disputes|webhooks)\/([^/]+)$/.exec(url.hash) ??
+    /^\/api\/(contracts|gigs|disputes|webhooks)\/([^/]+)$/.exec(url.pathname);
+  if (page) return { href: `#/${page[1]}/${page[2]}`, label: PAGE_LABEL[page[1]!]! };
   return { href: url.href, label: url.href };
 }

@@ -45,8 +45,9 @@ export function Resume({ me }: { me: Me }) {
     <section aria-labelledby="resume-heading">
       <h2 id="resume-heading">Resume</h2>
       <p className="muted">
-        Readable by you and by the clients you applied to or negotiated with; nobody else. A PDF, or a PNG, JPEG or WebP image, of at most 5
-        MB.
+        Readable by you, and by a client while your application to their gig stands, while you negotiate with them (a round of yours), or
+        while you have a contract with them; nobody else, and an invitation alone gives nothing. A PDF, or a PNG, JPEG or WebP image, of at
+        most 5 MB.
       </p>
       {has ? (
         <div className="row resume-current" data-testid="resume">
