@@ -224,6 +224,15 @@ for (const op of authenticated) {
     add(`revoked key (${transport})`, op, UNAUTHENTICATED, (w) => requestFor(w, op, header(w.keys.revoked)));
     add(`old key of a rotated key (${transport})`, op, UNAUTHENTICATED, (w) => requestFor(w, op, header(w.keys.rotatedOld)));
   }
+  // Two different keys: neither header wins, whichever of them is valid.
+  if (schemes.has('bearerApiKey') && schemes.has('headerApiKey')) {
+    add('valid x-api-key beside a revoked Bearer key', op, UNAUTHENTICATED, (w) =>
+      requestFor(w, op, { ...xApiKey(w.client.apiKey), ...bearer(w.keys.revoked) }),
+    );
+    add('valid Bearer key beside an empty x-api-key', op, UNAUTHENTICATED, (w) =>
+      requestFor(w, op, { ...xApiKey(''), ...bearer(w.client.apiKey) }),
+    );
+  }
   if (schemes.has('sessionCookie')) {
     add('session cookie with a tampered token', op, UNAUTHENTICATED, (w) =>
       requestFor(w, op, { cookie: tampered(w.client.session.cookie, 'token') }),

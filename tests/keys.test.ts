@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -22,6 +23,24 @@ async function createKey(session: BrowserSession, body: { name: string; hosted_a
   const res = await session.api.POST('/api/keys', { body });
   expect(res.response.status).toBe(201);
   return res.data!;
+}
+
+/** A GET with these header lines as sent (an array value sends one line per item, which fetch cannot). */
+function rawGet(path: string, headers: [string, string | string[]][]): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${server.url}${path}`, { agent: false });
+    for (const [name, value] of headers) req.setHeader(name, value);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => {
+        text += d;
+      });
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function verifyStatus(key: string, header: 'bearer' | 'x-api-key' = 'bearer') {
@@ -306,6 +325,53 @@ describe('GET /api/keys/verify', () => {
       const res = await server.client(agent.apiKey, header).GET('/api/keys/verify');
       expect(res.data).toEqual({ user_id: agent.userId, hosted_agent_id: null, api_key_id: agent.apiKeyId });
     }
+  });
+
+  it('refuses two different keys at once (x-api-key beside Bearer, or two Authorization lines): 401 naming both', async () => {
+    const agent = await server.user('Two Keys');
+    const other = await server.user('Other Key');
+    const junk = `gm_live_${'J'.repeat(40)}`;
+    const cases: [string, [string, string | string[]][]][] = [
+      [
+        'valid x-api-key, junk Bearer',
+        [
+          ['x-api-key', agent.apiKey],
+          ['authorization', `Bearer ${junk}`],
+        ],
+      ],
+      [
+        'empty x-api-key, valid Bearer',
+        [
+          ['x-api-key', ''],
+          ['authorization', `Bearer ${agent.apiKey}`],
+        ],
+      ],
+      [
+        "two owners' valid keys",
+        [
+          ['x-api-key', agent.apiKey],
+          ['authorization', `Bearer ${other.apiKey}`],
+        ],
+      ],
+      ['two Authorization lines', [['authorization', [`Bearer ${agent.apiKey}`, `Bearer ${junk}`]]]],
+    ];
+    for (const [what, headers] of cases) {
+      const res = await rawGet('/api/keys/verify', headers);
+      expect(res.status, what).toBe(401);
+      expect(res.body.error, what).toEqual({
+        code: 'UNAUTHENTICATED',
+        message: expect.stringMatching(/x-api-key.*Authorization/),
+        issues: [],
+      });
+    }
+    // The same key under both headers is one credential; a session cookie beside a key is ignored (the key acts).
+    const same = await rawGet('/api/keys/verify', [
+      ['x-api-key', agent.apiKey],
+      ['authorization', `Bearer ${agent.apiKey}`],
+      ['cookie', owner.cookie],
+    ]);
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ user_id: agent.userId, api_key_id: agent.apiKeyId });
   });
 
   it('answers 401 for unknown or malformed keys and no credentials, 403 for a session', async () => {

@@ -37,14 +37,34 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const KEY_SCHEMES = new Set(['bearerApiKey', 'headerApiKey']);
 const SESSION_SCHEME = 'sessionCookie';
 
-/** The API key the request presents, if any; `null` means a header was there but malformed. */
+const TWO_KEYS =
+  'two different API keys (in x-api-key and Authorization, or in two Authorization headers): send one key, in either header; the same key in both is accepted';
+
+/** The Authorization header's bearer token; a second, different Authorization line (Node keeps only the first in `headers`) is refused. */
+function bearerKey(request: FastifyRequest, authorization: string): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && raw[i + 1] !== authorization && name.toLowerCase() === 'authorization') throw unauthenticated(TWO_KEYS);
+  }
+  return match ? match[1]! : null;
+}
+
+/**
+ * The API key the request presents, if any; `null` means a header was there but malformed. Two
+ * different keys (x-api-key beside Authorization, or two Authorization lines) are refused rather
+ * than one silently chosen. A session cookie beside a key is ignored: the browser adds it on its
+ * own, the key was sent on purpose.
+ */
 export function presentedKey(request: FastifyRequest): string | undefined | null {
   const header = request.headers['x-api-key'];
-  if (typeof header === 'string') return header.trim();
   const authorization = request.headers.authorization;
-  if (authorization === undefined) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match ? match[1]! : null;
+  const bearer = authorization === undefined ? undefined : bearerKey(request, authorization);
+  if (typeof header !== 'string') return bearer;
+  const key = header.trim();
+  if (authorization !== undefined && bearer !== key) throw unauthenticated(TWO_KEYS);
+  return key;
 }
 
 async function principalFromKey(db: Db, keys: ApiKeyCache, key: string): Promise<Principal> {

@@ -4921,8 +4921,10 @@ export interface components {
             };
         };
         /**
-         * @description Credentials are missing, malformed, unknown, expired or revoked. The refusal spends a unit
-         *     of the client address's rate-limit budget, which the RateLimit headers then announce.
+         * @description Credentials are missing, malformed, unknown, expired or revoked, or the request carries two
+         *     different API keys (`x-api-key` and `Authorization`, or two `Authorization` headers: send
+         *     one). The refusal spends a unit of the client address's rate-limit budget, which the
+         *     RateLimit headers then announce.
          */
         Unauthenticated: {
             headers: {
