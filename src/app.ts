@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import { randomUUID } from 'node:crypto';
 import type { Context } from './context.ts';
 import type { Operation } from './http/operation.ts';
-import { authenticateHook, sessionCookieName } from './auth/authenticate.ts';
+import { authenticateHook, presentsKnownKey, sessionCookieName } from './auth/authenticate.ts';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/error-handler.ts';
 import { idempotencyHooks } from './http/idempotency.ts';
 import { finalPhaseOperation, operationOf } from './http/operation.ts';
@@ -86,7 +86,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   });
   app.addHook('preValidation', refuseNulCharacters);
   // Rate limits (src/http/rate-limit.ts): routes outside the API get theirs as they are registered; the API's go around authentication.
-  const limits = await registerRateLimits(app, config);
+  const limits = await registerRateLimits(app, config, { knownKey: (request) => presentsKnownKey(ctx.apiKeys, request) });
 
   keepRawJsonBodies(app);
   refuseResponseOnlyBodies(app);

@@ -182,18 +182,23 @@ describe('rate limits', () => {
     expect((await call(server, '/api/gigs', newAddress())).status).toBe(401);
   });
 
-  it('limits failed authentication per client address; a spent address is refused whatever it presents', async () => {
+  it('limits failed authentication per client address; a spent address refuses what it cannot tell from a bad key', async () => {
     const address = newAddress();
     const { apiKey } = await server.user('Same Address');
     for (let i = 1; i <= ANONYMOUS; i++) {
       expect((await call(server, '/api/keys/verify', address, { apiKey: unknownKey() })).status, `request ${i}`).toBe(401);
     }
     expectRateLimited(await call(server, '/api/keys/verify', address, { apiKey: unknownKey() }), /^rate limit exceeded for address /);
-    // Telling a good key from a bad one would take the database read the limit is there to spare.
+    // A valid key this process has not met yet: telling it from a bad one would take the database
+    // read the limit is there to spare.
     expectRateLimited(await call(server, '/api/keys/verify', address, { apiKey }), /^rate limit exceeded for address /);
     // Elsewhere that key works, and failures from another address are still plain 401s.
     expect((await call(server, '/api/keys/verify', newAddress(), { apiKey })).status).toBe(200);
     expect((await call(server, '/api/keys/verify', newAddress(), { apiKey: unknownKey() })).status).toBe(401);
+  });
+
+  it('lets a valid key through a spent address on its own budget: junk keys and page loads lock out no agent behind the same NAT', async () => {
+    await validKeyBehindSpentAddress(server);
   });
 
   it('refuses an address over its budget without a database query', async () => {
@@ -274,6 +279,52 @@ describe('rate limits', () => {
     expect(field(again.headers.get('ratelimit')).r).toBe(String(PER_CREDENTIAL - 1));
   });
 });
+
+/**
+ * One address (a NAT) with an agent whose key this process knows (it was used before), and a
+ * neighbour who spends the address's budget on junk keys and page loads. The agent's requests then
+ * go on, each from its key's budget, answered from the key cache without a database read; the
+ * address stays spent for everything else.
+ */
+async function validKeyBehindSpentAddress(server: TestServer, windowSeconds = WINDOW_SECONDS) {
+  const address = newAddress();
+  const { apiKey, apiKeyId } = await server.user('Behind a NAT');
+  expect((await call(server, '/api/keys/verify', newAddress(), { apiKey })).status).toBe(200);
+  for (let i = 1; i <= ANONYMOUS; i++) {
+    const res = i % 2 ? await call(server, '/api/keys/verify', address, { apiKey: unknownKey() }) : await call(server, '/', address);
+    expect(res.status, `request ${i}`).toBe(i % 2 ? 401 : 200);
+  }
+  expectRateLimited(
+    await call(server, '/api/keys/verify', address, { apiKey: unknownKey() }),
+    /^rate limit exceeded for address /,
+    windowSeconds,
+  );
+  expectRateLimited(await call(server, '/', address), /^rate limit exceeded for address /, windowSeconds);
+
+  const queries: string[] = [];
+  const restore = instrument(server.runtime.database, (sqlText) => {
+    if (typeof sqlText === 'string' && /api_keys/.test(sqlText)) queries.push(sqlText);
+  });
+  try {
+    for (let i = 2; i <= 4; i++) {
+      const ok = await call(server, '/api/keys/verify', address, { apiKey });
+      expect(ok.status, `the agent's request ${i}`).toBe(200);
+      expect(ok.body.api_key_id).toBe(apiKeyId);
+      expect(field(ok.headers.get('ratelimit-policy')).policy).toBe('credential');
+      expect(field(ok.headers.get('ratelimit')).r).toBe(String(PER_CREDENTIAL - i));
+    }
+  } finally {
+    restore();
+  }
+  expect(queries, 'the key came from the cache').toEqual([]);
+  // The neighbour is still refused, and the agent's requests spent nothing of the address.
+  expectRateLimited(await call(server, '/api/gigs', address), /^rate limit exceeded for address /, windowSeconds);
+  expectRateLimited(
+    await call(server, '/api/keys/verify', address, { apiKey: unknownKey() }),
+    /^rate limit exceeded for address /,
+    windowSeconds,
+  );
+}
 
 /** Wraps the driver's query entry point (PGlite's query, postgres.js's unsafe); returns the undo. */
 function instrument(database: TestServer['runtime']['database'], record: (sqlText: unknown) => void): () => void {
@@ -388,6 +439,22 @@ describe.skipIf(!runWithRedis)(redisTitle('with REDIS_URL'), () => {
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
       await Promise.all([a.close(), b?.close()]);
+    }
+  });
+
+  it('lets a valid key through a spent address on its own budget, counted in Redis', async () => {
+    expect(redisReachable, `no Redis answers at ${redisUrl} (set REDIS_TEST_URL)`).toBe(true);
+    const prefix = `gigmarket-test:${randomBytes(6).toString('hex')}:`;
+    const server = await startTestServer({ ...LIMITS, RATE_LIMIT_WINDOW: '10s', REDIS_URL: redisUrl, RATE_LIMIT_PREFIX: prefix });
+    const redis = new Redis(redisUrl);
+    try {
+      await validKeyBehindSpentAddress(server, 10);
+      expect((await redis.keys(`${prefix}address:*`)).length).toBe(1);
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+      await server.close();
     }
   });
 

@@ -67,6 +67,19 @@ export function presentedKey(request: FastifyRequest): string | undefined | null
   return key;
 }
 
+/**
+ * Whether the request presents an API key this process knows to be active (src/auth/key-cache.ts),
+ * answered from memory: the rate limits let such a request past a spent address (src/http/rate-limit.ts).
+ */
+export function presentsKnownKey(keys: ApiKeyCache, request: FastifyRequest): boolean {
+  try {
+    const key = presentedKey(request);
+    return typeof key === 'string' && looksLikeApiKey(key) && keys.knowsActive(sha256(key));
+  } catch {
+    return false; // two keys: refused by authentication itself
+  }
+}
+
 async function principalFromKey(db: Db, keys: ApiKeyCache, key: string): Promise<Principal> {
   if (!looksLikeApiKey(key)) throw unauthenticated('the API key is malformed');
   const row = await keys.findActive(db, sha256(key));

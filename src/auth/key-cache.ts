@@ -52,6 +52,16 @@ export class ApiKeyCache {
     return row;
   }
 
+  /**
+   * Whether the key with this hash is active as far as memory knows, without reading the database:
+   * false when it is not cached, stale, or revocations are not being heard.
+   */
+  knowsActive(hash: string): boolean {
+    if (!this.#live) return false;
+    const hit = this.#entries.get(hash);
+    return hit !== undefined && Date.now() - hit.storedAt < this.#ttlMs;
+  }
+
   /** The key was revoked (or changed): drop it, and anything read before now that could hold it. */
   forget(keyId: string): void {
     this.#generation++;

@@ -11,7 +11,9 @@
 // the body is even read:
 //   1. public operation (security: []): take its cost from the address budget, 429 when spent;
 //   2. otherwise, read the address budget without spending it: an address with nothing left is
-//      refused here (429), before authentication could read the database;
+//      refused here (429), before authentication could read the database, unless the request
+//      presents an API key this process knows to be active (the key cache, from memory): one
+//      sender's junk keys or page loads must not lock every agent behind the same NAT out;
 //   3. authenticate; when that refuses (401, or 403 for a credential this operation does not
 //      take), take 1 from the address budget and answer the refusal;
 //   4. take the operation's cost from the credential's budget, 429 when spent (from the address's
@@ -98,7 +100,12 @@ function whoOf(key: string): string {
  * Opens the counters (in memory, or in Redis with REDIS_URL), limits the routes outside the API as
  * they are registered (call it before them), and returns the API's hook.
  */
-export async function registerRateLimits(app: FastifyInstance, config: Config): Promise<RateLimits> {
+export interface RateLimitOptions {
+  /** Whether the request presents an API key known to be active, answered from memory (step 2). */
+  knownKey?: (request: FastifyRequest) => boolean;
+}
+
+export async function registerRateLimits(app: FastifyInstance, config: Config, options: RateLimitOptions = {}): Promise<RateLimits> {
   const settings = config.rateLimit;
   if (!settings) return { aroundAuthentication: (authenticate) => authenticate };
 
@@ -110,6 +117,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
   const budget = (policy: Policy, max: number): Budget => ({ policy, max, policyHeader: `"${policy}";q=${max};w=${windowSeconds}` });
   const credentialBudget = budget('credential', settings.perCredential);
   const addressBudget = budget('address', settings.anonymous);
+  const knownKey = options.knownKey ?? (() => false);
 
   function announce(reply: FastifyReply, budget: Budget, count: Count): void {
     reply.header('ratelimit-policy', budget.policyHeader);
@@ -127,9 +135,20 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     throw new ApiError('RATE_LIMITED', `rate limit exceeded for ${whoOf(key)}: ${state}; retry after ${retryAfter} s`);
   }
 
-  /** Announces what is left and refuses (429) when the units did not fit; cost 0 (a read) speaks only to refuse. */
-  function settle(reply: FastifyReply, budget: Budget, key: string, count: Count, cost: number, refuseWhenOver: boolean): void {
-    if (cost === 0 && count.remaining > 0) return;
+  /**
+   * Announces what is left and refuses (429) when the units did not fit. Cost 0 is step 2's read of
+   * the address: it speaks only to refuse, and lets a known key past (that key spends its own budget).
+   */
+  function settle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    budget: Budget,
+    key: string,
+    count: Count,
+    cost: number,
+    refuseWhenOver: boolean,
+  ): void {
+    if (cost === 0 && (count.remaining > 0 || knownKey(request))) return;
     announce(reply, budget, count);
     if (cost === 0 || (!count.taken && refuseWhenOver)) refuse(reply, budget, key, count, cost);
   }
@@ -158,9 +177,9 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     } catch (err) {
       return storeFailed(request, err);
     }
-    if (!(count instanceof Promise)) return settle(reply, budget, key, count, cost, refuseWhenOver);
+    if (!(count instanceof Promise)) return settle(request, reply, budget, key, count, cost, refuseWhenOver);
     return count.then(
-      (counted) => settle(reply, budget, key, counted, cost, refuseWhenOver),
+      (counted) => settle(request, reply, budget, key, counted, cost, refuseWhenOver),
       (err: unknown) => storeFailed(request, err),
     );
   }
