@@ -192,7 +192,9 @@ function prepare(command: string, args: string[], options: Options): Action {
         throw new UsageError('--agent must match ^[A-Za-z0-9_.:-]{1,128}$');
       return async ({ db }) => {
         if (!(await getUser(db, id))) throw new Failure(`no user with id ${id}`);
-        const key = await issueApiKey({ db }, userActor(id), { name, hostedAgentId: options.agent ?? null });
+        const key = await issueApiKey({ db }, userActor(id), { name, hostedAgentId: options.agent ?? null }).catch((err: unknown) => {
+          throw err instanceof ApiError ? new Failure(err.message) : err; // the cap of active keys
+        });
         if (options.json)
           return printJson({
             user_id: id,

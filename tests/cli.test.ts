@@ -16,6 +16,8 @@ import { startJobs, type JobSystem } from '../src/job-system/boss.ts';
 import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../src/job-system/queues.ts';
 import { newId } from '../src/ids.ts';
 import { freshServerDatabase } from './helpers/server.ts';
+import { issueApiKey, MAX_ACTIVE_KEYS_PER_USER } from '../src/services/api-keys.ts';
+import { userActor } from '../src/actor.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -229,6 +231,20 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
     const noKey = await cli(['revoke-key', user.user_id, '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b'], { DATA_DIR: dataDir });
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain('has no key');
+  });
+
+  it('exits 1 for a user at the cap of active keys, saying so', async () => {
+    const user = JSON.parse((await cli(['create-user', 'Key Hoarder', '--json'], { DATA_DIR: dataDir })).stdout);
+    const database = await openDatabase({ dataDir });
+    try {
+      for (let i = 1; i < MAX_ACTIVE_KEYS_PER_USER; i++) await issueApiKey(database, userActor(user.user_id), { name: `agent ${i}` });
+    } finally {
+      await database.close();
+    }
+    const refused = await cli(['create-key', user.user_id], { DATA_DIR: dataDir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`\nerror: you have ${MAX_ACTIVE_KEYS_PER_USER} active API keys, the most allowed; revoke one first\n`);
+    expect(refused.stderr, 'a message, not a stack trace').not.toMatch(/\n\s+at /);
   });
 });
 

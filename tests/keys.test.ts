@@ -6,6 +6,8 @@ import { cookieClient, signInDev, type BrowserSession } from './helpers/session.
 import { apiKeys } from '../db/schema.ts';
 import { eventsForResource } from '../db/repositories/events.ts';
 import { sha256 } from '../src/auth/secrets.ts';
+import { MAX_ACTIVE_KEYS_PER_USER } from '../src/services/api-keys.ts';
+import { listOperations, loadSpec } from '../src/spec.ts';
 
 let server: TestServer;
 let owner: BrowserSession;
@@ -139,6 +141,44 @@ describe('POST /api/keys', () => {
       owner.cookie.replace(/=(.)/, (_m, c: string) => `=${c === 'A' ? 'B' : 'A'}`),
     );
     expect((await tampered.POST('/api/keys', { body: { name: 'x' } })).response.status).toBe(401);
+  });
+});
+
+describe('active keys per owner', () => {
+  const CAP = MAX_ACTIVE_KEYS_PER_USER;
+
+  it('says the cap in the spec', () => {
+    const create = listOperations(loadSpec()).find((o) => o.operationId === 'createApiKey')!.operation;
+    expect(create.description).toContain(`at most ${CAP} active keys`);
+    expect(create.responses['409'].description).toContain(`${CAP} active keys`);
+  });
+
+  it(`caps them at ${CAP}: the next is 409 CONFLICT naming the cap; revoking one makes room, rotating needs none`, async () => {
+    const capped = await signInDev(server, { displayName: 'Many Agents' });
+    const keys = [];
+    for (let i = 1; i <= CAP; i++) keys.push(await createKey(capped, { name: `agent ${i}` }));
+    const over = await capped.api.POST('/api/keys', { body: { name: 'one too many' } });
+    expect(over.response.status).toBe(409);
+    expect(over.error!.error).toEqual({ code: 'CONFLICT', message: expect.stringContaining(`${CAP} active API keys`), issues: [] });
+    expect(await server.db.select().from(apiKeys).where(eq(apiKeys.name, 'one too many'))).toEqual([]);
+
+    // A rotation replaces one active key by another: allowed at the cap.
+    const rotated = await capped.api.POST('/api/keys/{id}/rotate', { params: { path: { id: keys[0]!.id } } });
+    expect(rotated.response.status).toBe(201);
+    await capped.api.POST('/api/keys/{id}/revoke', { params: { path: { id: keys[1]!.id } } });
+    await createKey(capped, { name: 'in the freed place' });
+    expect((await capped.api.POST('/api/keys', { body: { name: 'one too many' } })).response.status).toBe(409);
+    const active = (await server.db.select().from(apiKeys).where(eq(apiKeys.userId, capped.userId))).filter((k) => !k.revokedAt);
+    expect(active).toHaveLength(CAP);
+  });
+
+  it('lets one of two concurrent creations take the last place', async () => {
+    const racer = await signInDev(server, { displayName: 'Racer' });
+    for (let i = 1; i < CAP; i++) await createKey(racer, { name: `agent ${i}` });
+    const results = await Promise.all([1, 2].map((n) => racer.api.POST('/api/keys', { body: { name: `last ${n}` } })));
+    expect(results.map((r) => r.response.status).sort()).toEqual([201, 409]);
+    const active = (await server.db.select().from(apiKeys).where(eq(apiKeys.userId, racer.userId))).filter((k) => !k.revokedAt);
+    expect(active).toHaveLength(CAP);
   });
 });
 

@@ -88,6 +88,46 @@ describe('/mcp: credentials and sessions', () => {
     expect(asOther.status).toBe(404);
   });
 
+  it("counts sessions per owner, not per key: beyond 16, the owner's least recently used one ends, whichever key opened it", async () => {
+    const owner = await server.user('Many Sessions');
+    const session = await signInDev(server, { userId: owner.userId });
+    const second = (await session.api.POST('/api/keys', { body: { name: 'second agent' } })).data!.key;
+    const openWith = async (apiKey: string) => {
+      const res = await post({ authorization: `Bearer ${apiKey}` });
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+      return res.headers.get('mcp-session-id')!;
+    };
+    const listWith = (apiKey: string, sessionId: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          authorization: `Bearer ${apiKey}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+    const first: string[] = [];
+    for (let i = 0; i < 16; i++) first.push(await openWith(owner.apiKey));
+    const alive = await listWith(owner.apiKey, first[0]!);
+    expect(alive.status).toBe(200);
+    await alive.body?.cancel();
+    // The other key's session is the owner's 17th: the oldest of the first key's goes.
+    const other = await openWith(second);
+    await expect.poll(async () => (await listWith(owner.apiKey, first[1]!)).status).toBe(404);
+    for (const [apiKey, id] of [
+      [owner.apiKey, first[0]!],
+      [owner.apiKey, first[15]!],
+      [second, other],
+    ] as const) {
+      const res = await listWith(apiKey, id);
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+    }
+  });
+
   it('ends a session the client deletes', async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${client.apiKey}` } },

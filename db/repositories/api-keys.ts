@@ -1,11 +1,27 @@
 // API keys. Every function that touches a user's keys takes that user's id: a query cannot
 // reach another user's rows.
-import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { preparedQuery } from '../prepared.ts';
-import { apiKeys } from '../schema.ts';
+import { apiKeys, users } from '../schema.ts';
 import type { Db, Executor } from '../client.ts';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/**
+ * Serialises the changes to one user's set of keys (the cap's count, then the insert). `no key
+ * update`: rows that merely reference the user (their key-share locks) are not held up.
+ */
+export async function lockUserForKeys(tx: Executor, userId: string): Promise<void> {
+  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
+}
+
+export async function countActiveKeys(db: Executor, userId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+  return row?.n ?? 0;
+}
 
 /** Stores a key; the caller made its id and secret and passes only the secret's hash and display prefix. */
 export async function insertApiKey(

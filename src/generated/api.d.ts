@@ -68,6 +68,9 @@ export interface paths {
          *     is shown only in this response; only its SHA-256 is stored. Bind the key to the hosted
          *     agent that will use it with `hosted_agent_id` (it is reported by `GET /api/keys/verify`).
          *     Needs a browser session: an API key gets `403 FORBIDDEN`.
+         *     A user holds at most 10 active keys (each key has a rate-limit budget of its own, and
+         *     `/mcp` sessions are counted per owner): the 11th is `409 CONFLICT`; revoke one first.
+         *     Rotating a key needs no room (the old one is revoked in the same step).
          *     With an `Idempotency-Key`, a retry does not make a second key, but it cannot replay the
          *     secret either (it is never stored): it gets `409 CONFLICT` saying the first request succeeded.
          */
@@ -5417,7 +5420,27 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            /**
+             * @description `CONFLICT`: the user already has 10 active keys, the most allowed (revoke one first);
+             *     or a request with the same Idempotency-Key succeeded already or is still in progress.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "you have 10 active API keys, the most allowed; revoke one first",
+                     *         "issues": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];

@@ -7,7 +7,8 @@
 //   the client's answer comes in another POST, which must reach the tool call that waits. A
 //   session belongs to the key that opened it (another key gets 404, as for an unknown session),
 //   lives in this process's memory (behind several processes, route a session to one of them),
-//   and ends when the client deletes it, after 30 idle minutes, or beyond 16 sessions per key.
+//   and ends when the client deletes it, after 30 idle minutes, or beyond 16 sessions per owner
+//   (counted per user, not per key: more keys must not mean more sessions).
 // - A tool calls the API in-process (app.inject) with the key of the request that called it, from
 //   the caller's address: the operation authenticates, limits and validates as over HTTP.
 import { randomUUID } from 'node:crypto';
@@ -37,11 +38,13 @@ const IDLE_MS = 30 * 60_000;
  * answer with nothing to send, longer than HTTP_CONNECTION_TIMEOUT_MS allows other connections.
  */
 const STREAM_SILENCE_MS = OWNER_ANSWER_TIMEOUT_MS + 60_000;
-const SESSIONS_PER_KEY = 16;
+const SESSIONS_PER_OWNER = 16;
 
 interface Session {
   id?: string;
   apiKeyId: string;
+  /** The key's owner, whose sessions are counted together. */
+  userId: string;
   mcp: McpServer;
   transport: StreamableHTTPServerTransport;
   lastSeen: number;
@@ -92,16 +95,16 @@ class Sessions {
   }
 
   /** A server and transport for a request without a session; kept once the client initializes. */
-  async open(apiKeyId: string): Promise<Session> {
+  async open(apiKeyId: string, userId: string): Promise<Session> {
     const mcp = await this.make();
     const Transport = await loadTransport();
-    const session: Session = { apiKeyId, mcp, lastSeen: Date.now() } as Session;
+    const session: Session = { apiKeyId, userId, mcp, lastSeen: Date.now() } as Session;
     session.transport = new Transport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         session.id = id;
         this.byId.set(id, session);
-        this.trim(apiKeyId);
+        this.trim(userId);
       },
     });
     session.transport.onclose = () => {
@@ -111,10 +114,10 @@ class Sessions {
     return session;
   }
 
-  /** Beyond the per-key cap, the least recently used sessions of that key end. */
-  private trim(apiKeyId: string): void {
-    const mine = [...this.byId.values()].filter((s) => s.apiKeyId === apiKeyId).sort((a, b) => a.lastSeen - b.lastSeen);
-    for (const session of mine.slice(0, Math.max(0, mine.length - SESSIONS_PER_KEY))) void this.close(session);
+  /** Beyond the per-owner cap, the least recently used sessions of that owner end, whichever key opened them. */
+  private trim(userId: string): void {
+    const mine = [...this.byId.values()].filter((s) => s.userId === userId).sort((a, b) => a.lastSeen - b.lastSeen);
+    for (const session of mine.slice(0, Math.max(0, mine.length - SESSIONS_PER_OWNER))) void this.close(session);
   }
 
   async close(session: Session): Promise<void> {
@@ -169,7 +172,7 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
           session = sessions.get(header);
           if (!session || session.apiKeyId !== principal.apiKeyId) return sessionNotFound(reply);
         } else {
-          session = await sessions.open(principal.apiKeyId);
+          session = await sessions.open(principal.apiKeyId, principal.userId);
         }
         session.lastSeen = Date.now();
         const raw = request.raw as IncomingMessage & { auth?: AuthInfo };

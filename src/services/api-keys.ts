@@ -3,11 +3,19 @@
 // through here, so the rules live in one place. Secrets are made here and only their hash is stored.
 import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
-import { getApiKey, insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../../db/repositories/api-keys.ts';
+import {
+  countActiveKeys,
+  getApiKey,
+  insertApiKey,
+  listApiKeys,
+  lockUserForKeys,
+  revokeApiKey,
+  type ApiKeyRow,
+} from '../../db/repositories/api-keys.ts';
 import { insertUser } from '../../db/repositories/users.ts';
 import type { Executor } from '../../db/client.ts';
 import { apiKeyEvent } from './events.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, conflict, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { newApiKey } from '../auth/secrets.ts';
 
@@ -28,9 +36,19 @@ async function storeNewKey(tx: Executor, userId: string, input: { id?: string; n
   return { row, secret: key.secret };
 }
 
-/** Creates a key for the user; returns the row and the secret. */
+/**
+ * Active keys one user may hold. Each key has its own rate-limit budget (and /mcp sessions count
+ * per owner), so without a cap an owner would multiply their budget by making keys.
+ */
+export const MAX_ACTIVE_KEYS_PER_USER = 10;
+
+/** Creates a key for the user; returns the row and the secret. CONFLICT at the cap (a rotation needs no room). */
 export async function issueApiKey(ctx: Db, actor: Actor, input: { name: string; hostedAgentId?: string | null }) {
   return ctx.db.transaction(async (tx) => {
+    await lockUserForKeys(tx, actor.userId);
+    if ((await countActiveKeys(tx, actor.userId)) >= MAX_ACTIVE_KEYS_PER_USER) {
+      throw conflict(`you have ${MAX_ACTIVE_KEYS_PER_USER} active API keys, the most allowed; revoke one first`);
+    }
     const key = await storeNewKey(tx, actor.userId, { name: input.name.trim(), hostedAgentId: input.hostedAgentId });
     await apiKeyEvent(tx, 'api_key.created', key.row, actor);
     return key;
