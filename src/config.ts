@@ -48,7 +48,7 @@ export interface Config {
   rateLimit: RateLimitSettings | undefined;
   /** REDIS_URL: where rate-limit counters live, shared by every server process; unset, in memory. */
   redisUrl: string | undefined;
-  /** DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: the dev sign-in also when listening beyond loopback, and for requests from elsewhere. */
+  /** DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: the dev sign-in also when listening beyond loopback, beside a PUBLIC_URL beyond it, and for requests from elsewhere. */
   devSignInUnsafeAllowRemote: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
   webhooksAllowPrivateUrls: boolean;

@@ -17,6 +17,7 @@ import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
 import { postgresFileStore } from './storage/file-store.ts';
 import { ApiKeyCache } from './auth/key-cache.ts';
+import { refuseUnsafeSettings } from './startup-checks.ts';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -43,6 +44,7 @@ interface RuntimeOptions {
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  refuseUnsafeSettings(config); // before anything is opened
   // PGlite under DATA_DIR is one process's database: hold its lock while the server runs.
   const lock = !options.database && !config.databaseUrl ? acquireDataLock(config.dataDir) : undefined;
   try {

@@ -1,6 +1,7 @@
 // main: `npm start`. Serves on PORT/HOST with PGlite under DATA_DIR, or DATABASE_URL.
 import closeWithGrace from 'close-with-grace';
-import { devSignInEnabled, loadConfig } from './config.ts';
+import { loadConfig } from './config.ts';
+import { startupWarnings } from './startup-checks.ts';
 import { startRuntime } from './runtime.ts';
 import { allJobs } from '../jobs/index.ts';
 import { ensureDashboardBuilt } from './dashboard/build.ts';
@@ -33,11 +34,6 @@ closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
 // The dashboard's build (web/dist/) is made at install; here only when missing or older than web/.
 await ensureDashboardBuilt({ info: (m) => app.log.info(m), error: (m) => app.log.error(m) });
 await app.listen({ port: config.port, host: config.host });
-if (devSignInEnabled(config) && config.devSignInUnsafeAllowRemote) {
-  // Anyone who reaches /auth/dev can sign in as any user: fine on a laptop, not on a network.
-  app.log.warn(
-    { host: config.host },
-    'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: anyone who reaches this server can sign in as any user at /auth/dev',
-  );
-}
+// Settings allowed but easy to regret (the dev sign-in): src/startup-checks.ts.
+for (const { msg, ...fields } of startupWarnings(config)) app.log.warn(fields, msg);
 app.log.info({ database: runtime.database.kind, docs: `${config.publicUrl}/docs` }, `gigmarket listening on ${config.publicUrl}`);

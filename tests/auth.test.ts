@@ -1,6 +1,7 @@
 // Browser sign-in over real HTTP: GitHub OAuth against a local fake GitHub (manual redirects, a
 // cookie jar), the dev sign-in, sign-out, and what the dashboard's signed-out page offers
 // (/auth/methods). The dashboard itself runs in a browser: tests/dashboard.test.ts.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -8,6 +9,53 @@ import { CookieJar, SESSION_COOKIE, cookieClient, githubSignIn, signInDev } from
 import { startFakeGithub, type FakeGithub } from './fakes/github.ts';
 import { sessions, users } from '../db/schema.ts';
 import { loadConfig } from '../src/config.ts';
+
+/**
+ * A request to /auth/dev written on the socket as given (fetch sets Host itself and speaks only
+ * HTTP/1.1): `body` is a form post.
+ */
+function rawHttp(
+  server: TestServer,
+  request: { method: 'GET' | 'POST'; version?: '1.0' | '1.1'; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string; setsSession: boolean }> {
+  const { port } = new URL(server.url);
+  const headers: Record<string, string> = { host: `127.0.0.1:${port}`, connection: 'close', ...request.headers };
+  if (request.body !== undefined) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    headers['content-length'] = String(Buffer.byteLength(request.body));
+  }
+  const head = [`${request.method} /auth/dev HTTP/${request.version ?? '1.1'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  return new Promise((resolve, reject) => {
+    // Written, not ended: a half-closed socket may lose a response still being made. `Connection: close` ends it.
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(`${head.join('\r\n')}\r\n\r\n${request.body ?? ''}`));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d) => {
+      text += d;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [headPart = '', ...rest] = text.split('\r\n\r\n');
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(headPart)?.[1]);
+      const setsSession = new RegExp(`^set-cookie: ${SESSION_COOKIE}=[^;]+`, 'im').test(headPart);
+      const raw = rest.join('\r\n\r\n');
+      resolve({ status, body: /^transfer-encoding: chunked/im.test(headPart) ? unchunked(raw) : raw, setsSession });
+    });
+  });
+}
+
+/** The body of a chunked response, joined. */
+function unchunked(raw: string): string {
+  let out = '';
+  let rest = raw;
+  for (;;) {
+    const eol = rest.indexOf('\r\n');
+    const size = Number.parseInt(rest.slice(0, eol), 16);
+    if (!size) return out;
+    out += rest.slice(eol + 2, eol + 2 + size);
+    rest = rest.slice(eol + 2 + size + 2);
+  }
+}
 
 const sessionCookie = (jar: CookieJar) => `${SESSION_COOKIE}=${jar.cookies.get(SESSION_COOKIE)}`;
 
@@ -366,6 +414,55 @@ describe('dev sign-in (no GitHub client, not production)', () => {
       expect(res.headers.getSetCookie().some((c) => c.startsWith(SESSION_COOKIE))).toBe(false);
     }
     expect(await server.db.select().from(users).where(eq(users.displayName, 'Forwarded'))).toEqual([]);
+  });
+
+  it('refuses every header a proxy adds, a Host naming another machine, and HTTP/1.0; the same request made locally works', async () => {
+    const port = new URL(server.url).port;
+    const proxied: [string, string, string][] = [
+      ['X-Real-IP', 'x-real-ip', '203.0.113.9'],
+      ['Via', 'via', '1.1 proxy.example'],
+      ['X-Forwarded-Host', 'x-forwarded-host', 'gigs.example.com'],
+      ['X-Forwarded-Proto', 'x-forwarded-proto', 'https'],
+      ['True-Client-IP', 'true-client-ip', '203.0.113.9'],
+      ['CF-Connecting-IP', 'cf-connecting-ip', '203.0.113.9'],
+      ['X-Client-IP', 'x-client-ip', '203.0.113.9'],
+      ['Host', 'host', 'gigs.example.com'],
+      ['Host', 'host', `gigs.example.com:${port}`],
+    ];
+    for (const [what, name, value] of proxied) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['POST', 'display_name=Proxied'],
+      ] as const) {
+        const res = await rawHttp(server, { method, headers: { [name]: value }, body });
+        expect(res.status, `${method} with ${what}: ${value}`).toBe(403);
+        expect(JSON.parse(res.body).error, what).toEqual({
+          code: 'FORBIDDEN',
+          message: expect.stringMatching(/^the dev sign-in answers only requests made on this machine, not through a proxy: /),
+          issues: [],
+        });
+        expect(res.setsSession, what).toBe(false);
+      }
+    }
+    // What nginx sends upstream for a plain `proxy_pass http://127.0.0.1:PORT;`: HTTP/1.0, Host set
+    // to the upstream (loopback), Connection: close, and no header that names the client.
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', 'display_name=Proxied'],
+    ] as const) {
+      const res = await rawHttp(server, { method, version: '1.0', headers: { host: `127.0.0.1:${port}`, connection: 'close' }, body });
+      expect(res.status, `${method} as nginx forwards it`).toBe(403);
+      expect(JSON.parse(res.body).error.message).toMatch(/HTTP\/1\.0/);
+    }
+    expect(await server.db.select().from(users).where(eq(users.displayName, 'Proxied'))).toEqual([]);
+
+    // Made on this machine, under any of its names, it works.
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'localhost']) {
+      expect((await rawHttp(server, { method: 'GET', headers: { host } })).status, host).toBe(200);
+    }
+    const local = await rawHttp(server, { method: 'POST', headers: { host: `localhost:${port}` }, body: 'display_name=Local' });
+    expect(local.status).toBe(303);
+    expect(local.setsSession).toBe(true);
   });
 
   it('offers the dev sign-in (and not GitHub) to the signed-out dashboard', async () => {

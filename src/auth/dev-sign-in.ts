@@ -1,10 +1,12 @@
 // The dev sign-in (docs/architecture.md §4): only when no GitHub OAuth client is configured, NODE_ENV
 // is not production and the server listens on loopback (devSignInEnabled), and then only for
-// requests from this machine that no proxy forwarded. Anyone who can reach it can become any user,
-// which is the point on a laptop and why it exists nowhere else, unless the setting whose name
-// says it is unsafe (DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE) turns both checks off.
+// requests made on this machine that no proxy forwarded (the server also refuses to start with it
+// beside a PUBLIC_URL beyond loopback: src/startup-checks.ts). Anyone who can reach it can become
+// any user, which is the point on a laptop and why it exists nowhere else, unless the setting whose
+// name says it is unsafe (DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE) turns these checks off.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
+import { isLoopbackHost } from '../config.ts';
 import { getUser, insertUser, listUsers } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
@@ -59,10 +61,30 @@ ${existing ? `<ul>${existing}</ul>` : '<p class="muted">No users yet (the CLI ma
 
 const LOOPBACK_ADDRESS = /^(127\.|::1$|::ffff:127\.)/;
 
-/** A request from this machine, as the socket says, that no proxy forwarded. */
-function fromThisMachine(request: FastifyRequest): boolean {
-  const peer = request.socket.remoteAddress ?? '';
-  return LOOPBACK_ADDRESS.test(peer) && !request.headers['x-forwarded-for'] && !request.headers.forwarded;
+/** Headers a proxy or CDN adds to name the client or the hop: any of them means the request was forwarded. */
+const PROXY_HEADER =
+  /^(?:forwarded|forwarded-for|via|x-forwarded-.+|x-original-forwarded-for|x-real-ip|x-client-ip|client-ip|true-client-ip|cf-connecting-ip|fastly-client-ip|x-cluster-client-ip|x-proxyuser-ip)$/;
+
+/** The host name of a Host header (`localhost:3000`, `[::1]:3000`), without port or brackets. */
+function hostName(host: string): string {
+  return host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '');
+}
+
+/**
+ * Why the request may not use the dev sign-in, or undefined when it was made on this machine and
+ * no proxy forwarded it. A proxy on this machine has a loopback peer too, so its traces are looked
+ * for: the headers proxies add, a Host naming the public name, and HTTP/1.0, which nginx's plain
+ * `proxy_pass` speaks upstream (with a loopback Host and no forwarding header at all). A proxy that
+ * hides all three (or a plain TCP forwarder) cannot be told apart: hence the start-up warning and
+ * the refusal of a PUBLIC_URL beyond this machine (src/startup-checks.ts).
+ */
+function forwardedBecause(request: FastifyRequest): string | undefined {
+  if (!LOOPBACK_ADDRESS.test(request.socket.remoteAddress ?? '')) return 'the connection comes from another machine';
+  if (request.raw.httpVersion === '1.0') return 'the request is HTTP/1.0, as a reverse proxy such as nginx forwards by default';
+  for (const name in request.headers) if (PROXY_HEADER.test(name)) return `the request carries ${name}, which proxies add`;
+  const host = request.headers.host;
+  if (!host || !isLoopbackHost(hostName(host))) return 'the Host header does not name this machine';
+  return undefined;
 }
 
 export async function registerDevSignIn(parent: FastifyInstance, ctx: Context): Promise<void> {
@@ -72,7 +94,8 @@ export async function registerDevSignIn(parent: FastifyInstance, ctx: Context): 
 async function routes(app: FastifyInstance, ctx: Context): Promise<void> {
   if (!ctx.config.devSignInUnsafeAllowRemote) {
     app.addHook('onRequest', async (request) => {
-      if (!fromThisMachine(request)) throw forbidden('the dev sign-in answers only requests from this machine');
+      const because = forwardedBecause(request);
+      if (because) throw forbidden(`the dev sign-in answers only requests made on this machine, not through a proxy: ${because}`);
     });
   }
   app.get(DEV_SIGN_IN_PATH, async (_request, reply) => signInPage(ctx, reply));
