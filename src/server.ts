@@ -34,6 +34,6 @@ closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
 // The dashboard's build (web/dist/) is made at install; here only when missing or older than web/.
 await ensureDashboardBuilt({ info: (m) => app.log.info(m), error: (m) => app.log.error(m) });
 await app.listen({ port: config.port, host: config.host });
-// Settings allowed but easy to regret (the dev sign-in): src/startup-checks.ts.
+// Settings allowed but easy to regret (the dev sign-in, TRUST_PROXY=true): src/startup-checks.ts.
 for (const { msg, ...fields } of startupWarnings(config)) app.log.warn(fields, msg);
 app.log.info({ database: runtime.database.kind, docs: `${config.publicUrl}/docs` }, `gigmarket listening on ${config.publicUrl}`);

@@ -36,5 +36,12 @@ export function startupWarnings(config: Config): { msg: string; [field: string]:
           },
     );
   }
+  if (config.trustProxy === true) {
+    warnings.push({
+      msg:
+        'TRUST_PROXY=true believes every X-Forwarded-For entry: behind a proxy that appends to the header, a client chooses its own address ' +
+        '(and so its rate-limit budget). Set the number of proxies in front of the server (TRUST_PROXY=1) or their addresses instead',
+    });
+  }
   return warnings;
 }

@@ -1,5 +1,5 @@
 // What the server process (as `npm start` runs it) says, or refuses, at start about settings that
-// are unsafe: the dev sign-in, a PUBLIC_URL beyond this machine with it. See the
+// are unsafe: the dev sign-in, a PUBLIC_URL beyond this machine with it, TRUST_PROXY=true. See the
 // README's "Security notes for operators". On a server Postgres when DATABASE_URL is set, else
 // PGlite under a temporary DATA_DIR.
 import fs from 'node:fs';
@@ -13,6 +13,7 @@ const PUBLIC = 'https://gigs.example.com';
 const GITHUB = { GITHUB_CLIENT_ID: 'client-id', GITHUB_CLIENT_SECRET: 'client-secret' };
 const DEV_SIGN_IN_ON = /^the dev sign-in is on/;
 const DEV_SIGN_IN_REMOTE = /^DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE/;
+const TRUST_ALL = /^TRUST_PROXY=true/;
 
 let database: Record<string, string>;
 let cleanup: () => Promise<void>;
@@ -63,5 +64,12 @@ describe('at start', { timeout: 120_000 }, () => {
     expect(await warningsAtStart({ PUBLIC_URL: PUBLIC, DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: 'true' })).toEqual([
       expect.stringMatching(DEV_SIGN_IN_REMOTE),
     ]);
+  });
+
+  it('warns that TRUST_PROXY=true lets a client choose its own address, and not for a hop count', async () => {
+    const warnings = await warningsAtStart({ ...GITHUB, PUBLIC_URL: PUBLIC, TRUST_PROXY: 'true' });
+    expect(warnings).toEqual([expect.stringMatching(TRUST_ALL)]);
+    expect(warnings[0]).toMatch(/X-Forwarded-For/);
+    expect(warnings[0]).toMatch(/TRUST_PROXY=1/);
   });
 });
