@@ -37,6 +37,12 @@ export const statusOf: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
+/**
+ * 5xx answers that say what this server is set up to do (no language model configured), not that
+ * something failed: the error handler logs them as warnings, without a stack trace.
+ */
+export const EXPECTED_5XX: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RECOMMENDATION_UNAVAILABLE']);
+
 export interface Issue {
   path: string;
   message: string;
