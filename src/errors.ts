@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'INSUFFICIENT_CREDITS'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'INVALID_STATE'
   | 'PAYLOAD_TOO_LARGE'
@@ -24,6 +25,7 @@ export const statusOf: Record<ErrorCode, number> = {
   INSUFFICIENT_CREDITS: 402,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   INVALID_STATE: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -146,13 +146,23 @@ describe('the error codes', () => {
     expect([...codes].sort()).toEqual(Object.keys(statusOf).sort());
   });
 
+  // Answered for a path before any of its operations is reached (a method the path does not
+  // define): no operation can declare it, so the introduction says it, as it says 431 and 408.
+  const beforeAnyOperation = ['METHOD_NOT_ALLOWED'];
+
   // A code no operation declares is one no client generated from the spec expects.
   it('declares each code on some operation, under the status the server sends it with', () => {
     const declares = (op: (typeof operations)[number], code: string) => {
       const response = op.operation.responses?.[String(statusOf[code as keyof typeof statusOf])];
       return response !== undefined && new RegExp(`\\b${code}\\b`).test(JSON.stringify(deref(response)));
     };
-    expect(codes.filter((code) => !operations.some((op) => declares(op, code)))).toEqual([]);
+    const undeclared = codes.filter((code) => !operations.some((op) => declares(op, code)));
+    expect(undeclared).toEqual(beforeAnyOperation);
+  });
+
+  it('names in the introduction, with its status, each code answered before any operation is reached', () => {
+    for (const code of beforeAnyOperation)
+      expect(spec.info.description, code).toContain(`${statusOf[code as keyof typeof statusOf]} ${code}`);
   });
 });
 

@@ -2928,7 +2928,7 @@ export interface components {
         /** @description Pass as `cursor` to get the next page; `null` on the last page. */
         NextCursor: string | null;
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "RECOMMENDATION_FAILED" | "RECOMMENDATION_UNAVAILABLE" | "RECOMMENDATION_TIMEOUT" | "INTERNAL";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "RECOMMENDATION_FAILED" | "RECOMMENDATION_UNAVAILABLE" | "RECOMMENDATION_TIMEOUT" | "INTERNAL";
         /** @description The envelope of every error response. */
         ErrorResponse: {
             error: components["schemas"]["ErrorDetail"];
