@@ -5256,6 +5256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             /** @description A dependency does not answer. */
             503: {
                 headers: {
@@ -5299,6 +5300,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyVerification"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
@@ -5562,6 +5564,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyProfile"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -6082,6 +6085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credits"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -8316,6 +8320,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationChannelList"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -8448,6 +8453,7 @@ export interface operations {
                     "application/json": components["schemas"]["InboxUnreadCount"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
