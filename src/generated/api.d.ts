@@ -3245,6 +3245,12 @@ export interface components {
          */
         Currency: string;
         /**
+         * @description A value unique to one request (a UUID will do): 1 to 255 printable ASCII characters, `!`
+         *     to `~`, so no space, no control character and nothing beyond ASCII. Each operation's
+         *     example is its own: a key sent again with another request is `422 IDEMPOTENCY_KEY_REUSED`.
+         */
+        IdempotencyKey: string;
+        /**
          * Format: int64
          * @description An amount in cents (at most 1,000,000.00), or `null` when not stated.
          */
@@ -5179,12 +5185,6 @@ export interface components {
         };
     };
     parameters: {
-        /**
-         * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-         *     safe: see "Retries" above.
-         * @example 5f1c0d2e-create-gig-1
-         */
-        IdempotencyKey: string;
         /** @description The most items to return. */
         Limit: number;
         /** @description The `next_cursor` of the previous page. */
@@ -5358,11 +5358,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-api-key-5b64dd71
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -5417,11 +5416,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example revoke-api-key-b9c89f8d
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The key's id. */
@@ -5469,11 +5467,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example rotate-api-key-dd350e57
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The key's id. */
@@ -5641,11 +5638,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example delete-account-c3b8c694
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -5695,11 +5691,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example upload-resume-c8422390
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6010,11 +6005,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-vouch-7bf2d030
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6096,11 +6090,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example deduct-credits-ce9b6393
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6276,11 +6269,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-gig-19279512
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6575,11 +6567,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example apply-to-gig-05184494
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The gig's id. */
@@ -6639,11 +6630,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example shortlist-worker-e4a98838
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The gig's id. */
@@ -6818,11 +6808,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example shortlist-application-7c5a1c5b
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application's id. */
@@ -6873,11 +6862,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example reject-application-00cf2aa9
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application's id. */
@@ -6927,11 +6915,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example withdraw-application-37e997c0
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application's id. */
@@ -7014,11 +7001,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-negotiation-03b892d4
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7061,11 +7047,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example negotiate-67c9a9ad
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7147,11 +7132,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example propose-round-8449dd68
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7212,11 +7196,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example agree-negotiation-1bff462d
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7252,11 +7235,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example cancel-negotiation-e9039249
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7292,11 +7274,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example share-contact-3a21b2a4
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7392,11 +7373,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example approve-contract-bb7f05a4
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7442,11 +7422,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example revise-contract-56013b69
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7491,11 +7470,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example cancel-contract-a8ef1185
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7597,11 +7575,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-contract-review-393d6ae9
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7647,11 +7624,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example fund-milestone-21a3cd4e
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7690,11 +7666,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example release-milestone-d46ea4a9
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7732,11 +7707,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-dispute-2c0084b6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7849,11 +7823,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example respond-to-dispute-2b3e6c0b
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -7898,11 +7871,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example add-dispute-evidence-e48683fa
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -7947,11 +7919,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example upload-dispute-evidence-c5ec79f6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8066,11 +8037,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example withdraw-dispute-54410544
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8106,11 +8076,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example request-dispute-recommendation-ea9ca0d6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8149,11 +8118,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example accept-dispute-outcome-3a119056
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8464,11 +8432,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example mark-inbox-message-read-643618f7
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The message's id. */
@@ -8516,11 +8483,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example mark-all-inbox-messages-read-4cd58971
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8797,11 +8763,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example send-discovery-feedback-cdb43aa5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8905,11 +8870,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-webhook-endpoint-f5b49935
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -9102,11 +9066,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example rotate-webhook-secret-9bc185ef
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */
@@ -9158,11 +9121,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example test-webhook-endpoint-8dba4277
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */
@@ -9268,11 +9230,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example redeliver-webhook-d5bb4ce6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */
@@ -9315,11 +9276,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example replay-webhook-deliveries-533c6184
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */

@@ -61,6 +61,11 @@ function joinPath(base: string, pointer: string): string {
   return out;
 }
 
+/** What a pattern of the spec means, said in words (Ajv's message would quote the regular expression). */
+const PATTERN_MEANS: Record<string, string> = {
+  '^[\\x21-\\x7E]{1,255}$': 'must be 1 to 255 printable ASCII characters, without spaces',
+};
+
 export function issuesFromAjv(errors: ErrorObject[], context: string | undefined): Issue[] {
   const base = partName[context ?? 'body'] ?? context ?? 'body';
   const seen = new Set<string>();
@@ -74,6 +79,7 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
     else if (e.keyword === 'additionalProperties')
       (field += `.${(e.params as { additionalProperty: string }).additionalProperty}`), (message = 'is not a known field');
     else if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    else if (e.keyword === 'pattern') message = PATTERN_MEANS[(e.params as { pattern: string }).pattern] ?? message;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
