@@ -26,6 +26,7 @@ import { registerLlmsText } from './http/llms.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { specRoutes } from './http/spec-routes.ts';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
+import { commaListParameters, splitCommaLists } from './http/comma-list.ts';
 import { addRouteHook } from './http/route-hooks.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
 
@@ -115,6 +116,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       const { config } = route;
       if (config?.requestBody) addRouteHook(route, 'preValidation', checkRequestBody);
       if (config?.upload) addRouteHook(route, 'preValidation', readUploads);
+      if (config?.commaLists?.length) addRouteHook(route, 'preValidation', splitCommaLists);
       if (route.method === 'POST') {
         addRouteHook(route, 'preHandler', idempotency.preHandler);
         addRouteHook(route, 'onSend', idempotency.onSend);
@@ -135,6 +137,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
           rateLimitCost: rateLimitCost(operationId, op.operation),
           requestBody: body ? { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) } : undefined,
           upload: uploadFieldsOf(body, spec.components?.schemas),
+          commaLists: commaListParameters(spec, op.operation),
         },
       };
     });

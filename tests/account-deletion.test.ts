@@ -157,7 +157,7 @@ describe('POST /api/profile/me/delete', () => {
     expect(n.data!.status).toBe('cancelled');
     const c = await third.user.api.GET('/api/contracts/{id}', { params: { path: { id: pending.id } } });
     expect(c.data!.status).toBe('cancelled');
-    const told = await other.user.api.GET('/api/events', { params: { query: { type: 'negotiation.cancelled', resource_id: open.id } } });
+    const told = await other.user.api.GET('/api/events', { params: { query: { type: ['negotiation.cancelled'], resource_id: open.id } } });
     expect(told.data!.data).toHaveLength(1);
     // A deleted user takes no new vouch.
     const vouch = await other.user.api.POST('/api/vouches', { body: { vouched_user_id: leaving.user.userId } });

@@ -88,7 +88,7 @@ describe.each<Transport>(['http', 'stdio'])('every tool over %s', (transport) =>
       rate_cents: 8_000,
     });
     expect((await clientUser.api.GET('/api/gigs/{id}', { params: { path: { id: gig.id } } })).data).toMatchObject({ description });
-    expect(ids(await worker('searchGigs', { q: 'rust log parser', tags: 'rust', limit: 50 }))).toContain(gig.id);
+    expect(ids(await worker('searchGigs', { q: 'rust log parser', tags: ['rust'], limit: 50 }))).toContain(gig.id);
     await worker('recommendGigs', { limit: 10 });
     expect(ids(await worker('listGigs', { limit: 100 }))).toContain(gig.id);
     expect(await worker('getGig', { id: gig.id })).toMatchObject({ id: gig.id, description, status: 'open' });

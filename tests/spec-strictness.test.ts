@@ -4,7 +4,8 @@
 // its feature is; here, that the spec states it.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { deref, operations, parametersOf } from './helpers/operations.ts';
+import { EVENT_TYPES } from '../src/domain/events.ts';
+import { deref, operations, parametersOf, spec } from './helpers/operations.ts';
 import { inline } from './helpers/schema-arbitrary.ts';
 
 const ajv = new Ajv2020({ strict: false });
@@ -28,5 +29,47 @@ describe('Idempotency-Key', () => {
     expect(values.filter((v, i) => values.indexOf(v) !== i)).toEqual([]);
     const valid = compile(idempotencyKeyOf(posts[0]!)?.schema);
     expect(examples.filter(([, example]) => !valid(example))).toEqual([]);
+  });
+});
+
+describe('event types', () => {
+  const schemas = spec.components.schemas;
+
+  it('are one named enum, EventType, equal to the catalog (the webhooks the spec lists, and the code its types)', () => {
+    expect([...schemas.EventType.enum].sort()).toEqual([...EVENT_TYPES].sort());
+    expect([...schemas.EventType.enum].sort()).toEqual(Object.keys(spec.webhooks).sort());
+  });
+
+  it('are what a webhook endpoint subscribes to and what the event feed filters by', () => {
+    expect(schemas.WebhookEventTypes.items).toEqual({ $ref: '#/components/schemas/EventType' });
+    const type = parametersOf(operations.find((op) => op.operationId === 'listEvents')!).find((p) => p.name === 'type')!;
+    expect(type.schema.items).toEqual({ $ref: '#/components/schemas/EventType' });
+  });
+});
+
+describe('list-valued query parameters', () => {
+  // The server splits these at commas and checks each item: the spec says so, as an array.
+  const LISTS: [operationId: string, name: string][] = [
+    ['listEvents', 'type'],
+    ['searchGigs', 'tags'],
+    ['searchGigs', 'sources'],
+  ];
+
+  it.each(LISTS)('%s %s is an array of bounded items, sent comma-separated (style form, explode false)', (operationId, name) => {
+    const op = operations.find((o) => o.operationId === operationId)!;
+    const raw = [...(op.operation.parameters ?? [])].map((p) => deref<Record<string, any>>(p)).find((p) => p.name === name)!;
+    expect(raw).toMatchObject({ in: 'query', style: 'form', explode: false });
+    const schema = inline(raw.schema);
+    expect(schema).toMatchObject({ type: 'array', maxItems: 20 });
+    expect(schema.items.enum ?? schema.items.maxLength).toBeDefined();
+  });
+
+  it('are every query parameter the server reads as a list', () => {
+    const arrays = operations.flatMap((op) =>
+      parametersOf(op)
+        .filter((p) => p.in === 'query' && inline(p.schema).type === 'array')
+        .map((p) => [op.operationId, p.name]),
+    );
+    expect(arrays.sort()).toEqual([...LISTS].sort());
   });
 });

@@ -4606,7 +4606,7 @@ export interface components {
             url: string;
             description: string;
             /** @description The event types delivered; `null`, every type the owner is in the audience of. */
-            event_types: string[] | null;
+            event_types: components["schemas"]["EventType"][] | null;
             /** @description False once disabled: by a 410, by 5 days of failures, or by its owner. */
             enabled: boolean;
             /** Format: date-time */
@@ -4632,7 +4632,7 @@ export interface components {
             /** Format: uri */
             url: string;
             description: string;
-            event_types: string[] | null;
+            event_types: components["schemas"]["EventType"][] | null;
             enabled: boolean;
             /** Format: date-time */
             disabled_at: string | null;
@@ -4650,8 +4650,14 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             next_cursor: components["schemas"]["NextCursor"];
         };
+        /**
+         * @description The type of an event: one of the catalog's, each described under `webhooks` (which is
+         *     the source of this list: tests/spec-strictness.test.ts keeps the two equal).
+         * @enum {string}
+         */
+        EventType: "gig.created" | "gig.updated" | "gig.published" | "gig.paused" | "gig.resumed" | "gig.closed" | "gig.deleted" | "application.submitted" | "application.shortlisted" | "application.rejected" | "application.withdrawn" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "profile.updated" | "negotiation.created" | "negotiation.round_created" | "negotiation.agreed" | "negotiation.cancelled" | "negotiation.reopened" | "negotiation.contact_shared" | "contract.created" | "contract.updated" | "contract.approved" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.revised" | "contract.expired" | "contract.cancelled" | "contract.completed" | "milestone.funding" | "milestone.funded" | "milestone.payment_failed" | "milestone.payout_failed" | "milestone.payment_mismatch" | "milestone.released" | "milestone.paid" | "webhook_endpoint.disabled" | "vouch.received" | "review.published" | "credits.granted" | "contract.disputed" | "contract.dispute_closed" | "milestone.refunded" | "dispute.opened" | "dispute.responded" | "dispute.evidence_added" | "dispute.recommended" | "dispute.outcome_accepted" | "dispute.resolved" | "dispute.withdrawn";
         /** @description Event types of the catalog (under `webhooks`) to deliver, at least one; `null` or absent, every type. */
-        WebhookEventTypes: string[] | null;
+        WebhookEventTypes: components["schemas"]["EventType"][] | null;
         /**
          * @description An absolute `https` URL (`http` outside production) reaching a public address.
          * @example https://agent.example.com/hooks/gigmarket
@@ -8167,8 +8173,11 @@ export interface operations {
             query?: {
                 /** @description An event id; only events after it, oldest first. */
                 after?: components["schemas"]["Uuid"];
-                /** @description Comma-separated event types from the catalog, at most 20, e.g. `contract.approved,contract.active`. */
-                type?: string;
+                /**
+                 * @description Only events of these types of the catalog, at most 20, comma-separated:
+                 *     `type=contract.approved,contract.active` (the parameter repeated reads the same).
+                 */
+                type?: components["schemas"]["EventType"][];
                 /** @description Only events about this resource. */
                 resource_id?: components["schemas"]["Uuid"];
                 /** @description The most items to return. */
@@ -8527,11 +8536,15 @@ export interface operations {
                  */
                 q?: string;
                 /**
-                 * @description Comma-separated skills, at most 20 of at most 40 characters each (as gig tags); a gig
-                 *     must carry at least one of them (or a synonym). More covered rank higher.
-                 * @example rust,wasm
+                 * @description Skills, at most 20 of at most 40 characters each (as gig tags), comma-separated:
+                 *     `tags=rust,wasm` (the parameter repeated reads the same). A gig must carry at least
+                 *     one of them (or a synonym). More covered rank higher.
+                 * @example [
+                 *       "rust",
+                 *       "wasm"
+                 *     ]
                  */
-                tags?: string;
+                tags?: string[];
                 /**
                  * @description Only gigs whose stated pay reaches this amount (cents, in the gig's currency).
                  * @example 8000
@@ -8542,10 +8555,14 @@ export interface operations {
                 /** @description Only gigs paying in this currency. */
                 currency?: components["schemas"]["Currency"];
                 /**
-                 * @description Comma-separated source names (`native`, or an external source's name), at most 20 of at most 40 characters each.
-                 * @example native,github-bounties
+                 * @description Source names (`native`, or an external source's name), at most 20, comma-separated:
+                 *     `sources=native,github-bounties` (the parameter repeated reads the same).
+                 * @example [
+                 *       "native",
+                 *       "github-bounties"
+                 *     ]
                  */
-                sources?: string;
+                sources?: string[];
                 /** @description The most items to return. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. */

@@ -66,6 +66,12 @@ const PATTERN_MEANS: Record<string, string> = {
   '^[\\x21-\\x7E]{1,255}$': 'must be 1 to 255 printable ASCII characters, without spaces',
 };
 
+/** An enum's values, or for a long one (the event catalog) how many there are and the first few. */
+function mustBeOneOf(values: unknown[]): string {
+  if (values.length <= 12) return `must be one of: ${values.join(', ')}`;
+  return `must be one of the ${values.length} values the spec lists (${values.slice(0, 3).join(', ')}, ...)`;
+}
+
 export function issuesFromAjv(errors: ErrorObject[], context: string | undefined): Issue[] {
   const base = partName[context ?? 'body'] ?? context ?? 'body';
   const seen = new Set<string>();
@@ -78,7 +84,7 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
     if (e.keyword === 'required') (field += `.${(e.params as { missingProperty: string }).missingProperty}`), (message = 'is required');
     else if (e.keyword === 'additionalProperties')
       (field += `.${(e.params as { additionalProperty: string }).additionalProperty}`), (message = 'is not a known field');
-    else if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    else if (e.keyword === 'enum') message = mustBeOneOf((e.params as { allowedValues: unknown[] }).allowedValues);
     else if (e.keyword === 'pattern') message = PATTERN_MEANS[(e.params as { pattern: string }).pattern] ?? message;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
