@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 type User = Awaited<ReturnType<TestServer['user']>>;
-const CONFIRM = { confirm: 'delete my account' };
+const CONFIRM = { confirm: 'delete my account' } as const;
 
 async function person(name: string): Promise<{ user: User; session: BrowserSession }> {
   const user = await server.user(name);
@@ -38,7 +38,7 @@ describe('POST /api/profile/me/delete', () => {
       body: JSON.stringify(CONFIRM),
     });
     expect(anonymous.status).toBe(401);
-    const wrong = await session.api.POST('/api/profile/me/delete', { body: { confirm: 'yes' } });
+    const wrong = await session.api.POST('/api/profile/me/delete', { body: { confirm: 'yes' as typeof CONFIRM.confirm } });
     expect(wrong.response.status).toBe(400);
     expect(wrong.error).toMatchObject({ error: { code: 'VALIDATION_FAILED', issues: [{ path: 'body.confirm' }] } });
     const row = await userRow(user.userId);

@@ -5,6 +5,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/domain/events.ts';
+import { DELETION_CONFIRMATION } from '../src/services/account.ts';
 import { deref, operations, parametersOf, spec } from './helpers/operations.ts';
 import { inline } from './helpers/schema-arbitrary.ts';
 
@@ -71,5 +72,41 @@ describe('list-valued query parameters', () => {
         .map((p) => [op.operationId, p.name]),
     );
     expect(arrays.sort()).toEqual([...LISTS].sort());
+  });
+});
+
+describe('request fields that admit less than their type', () => {
+  const schemas = spec.components.schemas;
+
+  it('a webhook URL is an absolute http(s) URL', () => {
+    const valid = compile(schemas.WebhookUrl);
+    for (const url of ['https://agent.example.com/hooks/gigmarket', 'http://127.0.0.1:8080/x?y=1']) expect(valid(url), url).toBe(true);
+    for (const url of ['not a url', 'ftp://example.com/x', '/hooks/relative', 'mailto:ops@example.com', 'https//example.com'])
+      expect(valid(url), url).toBe(false);
+  });
+
+  it("the account deletion's confirmation is the one phrase the server takes", () => {
+    expect(schemas.DeleteAccountRequest.properties.confirm.enum).toEqual([DELETION_CONFIRMATION]);
+  });
+
+  it('an email address follows the stricter rule the server applies, and says so', () => {
+    const email = schemas.UpdateProfileRequest.properties.email;
+    const valid = compile({ ...email, type: 'string' });
+    for (const address of ['ops@example.com', 'a.b+c@mail.example.co.uk', "o'neil@example.ie"]) expect(valid(address), address).toBe(true);
+    // The standard allows these; the server does not (a domain without a dot, a quoted or non-ASCII local part, an IP literal).
+    for (const address of ['ops@localhost', '0@com', '"a b"@example.com', 'josé@example.com', 'a@[192.0.2.1]'])
+      expect(valid(address), address).toBe(false);
+    expect(email.description).toMatch(/at\s+least\s+one\s+dot/);
+  });
+
+  it('says where the event feed refuses `after` together with `cursor`', () => {
+    const listEvents = operations.find((op) => op.operationId === 'listEvents')!;
+    const written = (listEvents.operation.parameters as Record<string, any>[]).map((p) => ({ ...deref(p), ...p }));
+    expect(written.find((p) => p.name === 'after')?.description).toMatch(/not with `cursor`/i);
+    expect(written.find((p) => p.name === 'cursor')?.description).toMatch(/not with `after`/i);
+  });
+
+  it('says in its conventions that no string may hold NUL (U+0000)', () => {
+    expect(spec.info.description).toMatch(/U\+0000/);
   });
 });

@@ -3019,8 +3019,11 @@ export interface components {
         /** @description The average rating of those reviews, to two decimals; `null` without any. */
         AverageRating: number | null;
         DeleteAccountRequest: {
-            /** @description Exactly `delete my account`. */
-            confirm: string;
+            /**
+             * @description Exactly `delete my account`.
+             * @enum {string}
+             */
+            confirm: "delete my account";
         };
         /** @description What ended with the account. */
         AccountDeletion: {
@@ -3171,7 +3174,11 @@ export interface components {
             contact_details?: string | null;
             /**
              * Format: email
-             * @description Where notification emails go (private: only you see it); `null` removes it.
+             * @description Where notification emails go (private: only you see it); `null` removes it. An internet
+             *     address, stricter than the standard allows: a local part of ASCII letters, digits and
+             *     ``!#$%&'*+/=?^_`{|}~-`` in dot-separated words (not quoted), and a domain name with at
+             *     least one dot (not an IP literal; an internationalized one in its `xn--` form). So
+             *     `ops@example.com`, not `ops@localhost` or `0@com`.
              */
             email?: string | null;
         };
@@ -4659,7 +4666,9 @@ export interface components {
         /** @description Event types of the catalog (under `webhooks`) to deliver, at least one; `null` or absent, every type. */
         WebhookEventTypes: components["schemas"]["EventType"][] | null;
         /**
-         * @description An absolute `https` URL (`http` outside production) reaching a public address.
+         * Format: uri
+         * @description An absolute `https` URL (`http` outside production), without a user name or password,
+         *     whose host reaches a public address (checked when it is set, and again at each delivery).
          * @example https://agent.example.com/hooks/gigmarket
          */
         WebhookUrl: string;
@@ -8171,7 +8180,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description An event id; only events after it, oldest first. */
+                /** @description An event id; only events after it, oldest first. Not with `cursor` (`400`). */
                 after?: components["schemas"]["Uuid"];
                 /**
                  * @description Only events of these types of the catalog, at most 20, comma-separated:

@@ -61,10 +61,17 @@ function joinPath(base: string, pointer: string): string {
   return out;
 }
 
+const EMAIL = 'must be an email address whose domain has at least one dot (ops@example.com)';
+
 /** What a pattern of the spec means, said in words (Ajv's message would quote the regular expression). */
 const PATTERN_MEANS: Record<string, string> = {
   '^[\\x21-\\x7E]{1,255}$': 'must be 1 to 255 printable ASCII characters, without spaces',
+  '^https?://': 'must be an absolute http(s) URL',
+  // The email format's own expression, which the spec states as a pattern too: one issue, not two.
+  "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$":
+    EMAIL,
 };
+const FORMAT_MEANS: Record<string, string> = { email: EMAIL };
 
 /** An enum's values, or for a long one (the event catalog) how many there are and the first few. */
 function mustBeOneOf(values: unknown[]): string {
@@ -86,6 +93,7 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
       (field += `.${(e.params as { additionalProperty: string }).additionalProperty}`), (message = 'is not a known field');
     else if (e.keyword === 'enum') message = mustBeOneOf((e.params as { allowedValues: unknown[] }).allowedValues);
     else if (e.keyword === 'pattern') message = PATTERN_MEANS[(e.params as { pattern: string }).pattern] ?? message;
+    else if (e.keyword === 'format') message = FORMAT_MEANS[(e.params as { format: string }).format] ?? message;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
