@@ -5,6 +5,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/domain/events.ts';
+import { TEXT_PATTERNS, type TextKind } from '../src/http/text-patterns.ts';
 import { DELETION_CONFIRMATION } from '../src/services/account.ts';
 import { deref, operations, parametersOf, spec } from './helpers/operations.ts';
 import { inline } from './helpers/schema-arbitrary.ts';
@@ -108,5 +109,67 @@ describe('request fields that admit less than their type', () => {
 
   it('says in its conventions that no string may hold NUL (U+0000)', () => {
     expect(spec.info.description).toMatch(/U\+0000/);
+  });
+});
+
+describe('the characters of text (Unicode Cc, Cf, Zl, Zp)', () => {
+  /** Every string a request carries (bodies and parameters), by where: `createGig body.tags[]`. */
+  function requestStrings(): Map<string, Record<string, any>> {
+    const found = new Map<string, Record<string, any>>();
+    const walk = (schema: unknown, where: string, depth = 0) => {
+      const s = inline(schema);
+      if (!s || typeof s !== 'object' || depth > 12) return;
+      const types = [s.type].flat();
+      if (types.includes('string') && !s.enum && !['uuid', 'date', 'date-time', 'binary'].includes(s.format)) found.set(where, s);
+      for (const [name, sub] of Object.entries<unknown>(s.properties ?? {})) walk(sub, `${where}.${name}`, depth + 1);
+      if (s.items) walk(s.items, `${where}[]`, depth + 1);
+      for (const sub of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) walk(sub, where, depth + 1);
+    };
+    for (const op of operations) {
+      for (const p of parametersOf(op)) walk(p.schema, `${op.operationId} ${p.in}.${p.name}`);
+      for (const [type, media] of Object.entries<any>(deref<Record<string, any>>(op.operation.requestBody)?.content ?? {}))
+        if (type === 'application/json') walk(media.schema, `${op.operationId} body`);
+    }
+    return found;
+  }
+  const strings = requestStrings();
+  const kindOf = (schema: Record<string, any>) =>
+    (Object.entries(TEXT_PATTERNS) as [TextKind, { pattern: string }][]).find(([, p]) => p.pattern === schema.pattern)?.[0];
+
+  /** Strings with a stricter rule of their own (an opaque token, a format, an ASCII pattern), not text. */
+  const NOT_TEXT =
+    /(\.cursor|header\.Idempotency-Key|\.hosted_agent_id|\.reference_id|\.currency|\.portfolio_website_url|\.email|\.url|query\.sources\[\])$/;
+
+  it('states a rule for the characters of every string a request carries', () => {
+    const missing = [...strings].filter(([where, s]) => !NOT_TEXT.test(where) && !kindOf(s)).map(([where]) => where);
+    expect(missing).toEqual([]);
+    const untested = [...strings].filter(([where, s]) => NOT_TEXT.test(where) && !s.pattern && !s.format && !where.endsWith('.cursor'));
+    expect(untested.map(([where]) => where)).toEqual([]);
+  });
+
+  it.each([
+    ['createGig body.title', 'line'],
+    ['updateGig body.title', 'line'],
+    ['negotiate body.milestones[].title', 'line'],
+    ['proposeRound body.milestones[].title', 'line'],
+    ['updateMyProfile body.display_name', 'line'],
+    ['createApiKey body.name', 'line'],
+    ['searchGigs query.q', 'optionalLine'],
+    ['createWebhookEndpoint body.description', 'optionalLine'],
+    ['createGig body.tags[]', 'tag'],
+    ['updateMyProfile body.skills[]', 'tag'],
+    ['searchGigs query.tags[]', 'tagInList'],
+    ['createGig body.description', 'optionalText'],
+    ['negotiate body.notes', 'optionalText'],
+    ['reviseContract body.notes', 'text'],
+    ['createDispute body.description', 'text'],
+  ] as [string, TextKind][])('%s is %s text', (where, kind) => {
+    expect(strings.get(where), where).toBeDefined();
+    expect(kindOf(strings.get(where)!)).toBe(kind);
+  });
+
+  it('says the rules in its conventions, and how tags are normalized', () => {
+    expect(spec.info.description).toMatch(/Cc, Cf, Zl, Zp/);
+    expect(spec.info.description).toMatch(/NFKC/);
   });
 });

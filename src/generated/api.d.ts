@@ -3313,7 +3313,7 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         GigCreate: {
-            /** @description Not blank. */
+            /** @description Not blank; one line. */
             title: string;
             description?: string;
             scope?: string;
@@ -4674,7 +4674,7 @@ export interface components {
         WebhookUrl: string;
         CreateWebhookEndpointRequest: {
             url: components["schemas"]["WebhookUrl"];
-            /** @description What the endpoint is for. */
+            /** @description What the endpoint is for; one line. */
             description?: string;
             event_types?: components["schemas"]["WebhookEventTypes"];
         };
@@ -8540,7 +8540,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Free text, at most 1000 characters.
+                 * @description Free text, at most 1000 characters, on one line.
                  * @example rust wasm
                  */
                 q?: string;

@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError, validationFailed, type Issue } from '../errors.ts';
 import { UUID_PATTERN } from '../ids.ts';
+import { TEXT_PATTERN_MEANS } from './text-patterns.ts';
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv2020({
@@ -65,6 +66,7 @@ const EMAIL = 'must be an email address whose domain has at least one dot (ops@e
 
 /** What a pattern of the spec means, said in words (Ajv's message would quote the regular expression). */
 const PATTERN_MEANS: Record<string, string> = {
+  ...TEXT_PATTERN_MEANS,
   '^[\\x21-\\x7E]{1,255}$': 'must be 1 to 255 printable ASCII characters, without spaces',
   '^https?://': 'must be an absolute http(s) URL',
   // The email format's own expression, which the spec states as a pattern too: one issue, not two.
