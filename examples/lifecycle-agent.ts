@@ -61,7 +61,7 @@ export async function walkLifecycle(options: WalkOptions): Promise<WalkResult> {
     client.POST('/api/gigs', { body: { title, description: 'Parse nginx logs into JSON lines.', tags: ['rust'], rate_cents: 8000 } }),
   );
   log(`client: published gig ${gig.id}`);
-  const found = await ok(worker.GET('/api/discovery/gigs', { params: { query: { q: 'rust log parser', tags: 'rust', limit: 50 } } }));
+  const found = await ok(worker.GET('/api/discovery/gigs', { params: { query: { q: 'rust log parser', tags: ['rust'], limit: 50 } } }));
   if (!found.data.some((g) => g.id === gig.id)) throw new Error('the worker did not find the gig');
   const application = await ok(
     worker.POST('/api/gigs/{id}/applications', { params: { path: { id: gig.id } }, body: { message: 'I have shipped three parsers.' } }),

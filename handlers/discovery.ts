@@ -4,7 +4,6 @@
 import type { Handlers } from '../src/http/handler.ts';
 import { actorOf, principalOf } from '../src/auth/authenticate.ts';
 import { DEFAULT_LIMIT } from '../src/http/pagination.ts';
-import { commaList } from '../src/http/comma-list.ts';
 import { searchGigs } from '../src/search/service.ts';
 import { recommendGigs } from '../src/search/recommendations.ts';
 import { recommendWorkersForGig, sendFeedback } from '../src/services/discovery.ts';
@@ -16,11 +15,11 @@ export function discoveryHandlers(): Handlers<'searchGigs' | 'recommendGigs' | '
       const q = request.query;
       const result = await searchGigs(ctx, userId, {
         q: q.q,
-        tags: commaList('tags', q.tags, 20, 40),
+        tags: q.tags,
         minCompensationCents: q.min_compensation_cents,
         compensationType: q.compensation_type,
         currency: q.currency,
-        sources: commaList('sources', q.sources, 20, 40),
+        sources: q.sources,
         limit: q.limit ?? DEFAULT_LIMIT,
         cursor: q.cursor,
       });

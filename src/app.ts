@@ -26,6 +26,8 @@ import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { specRoutes } from './http/spec-routes.ts';
+import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
+import { commaListParameters, splitCommaLists } from './http/comma-list.ts';
 import { addRouteHook } from './http/route-hooks.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
 
@@ -108,6 +110,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const authenticate = limits.aroundAuthentication(
     authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
   );
+  const glued = await specRoutes(spec);
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate);
     // The other steps only on the operations they apply to, so a read runs none of them.
@@ -115,12 +118,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       const { config } = route;
       if (config?.requestBody) addRouteHook(route, 'preValidation', checkRequestBody);
       if (config?.upload) addRouteHook(route, 'preValidation', readUploads);
+      if (config?.commaLists?.length) addRouteHook(route, 'preValidation', splitCommaLists);
       if (route.method === 'POST') {
         addRouteHook(route, 'preHandler', idempotency.preHandler);
         addRouteHook(route, 'onSend', idempotency.onSend);
       }
     });
-    const routes = (await specRoutes(spec)).map(({ method, url, schema, operationId }): RouteOptions => {
+    const routes = glued.map(({ method, url, schema, operationId }): RouteOptions => {
       const op = operations.get(operationId)!;
       const body = op.operation.requestBody;
       return {
@@ -135,6 +139,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
           rateLimitCost: rateLimitCost(operationId, op.operation),
           requestBody: body ? { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) } : undefined,
           upload: uploadFieldsOf(body, spec.components?.schemas),
+          commaLists: commaListParameters(spec, op.operation),
         },
       };
     });
@@ -144,6 +149,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       routes.filter((route) => route.config?.upload),
     );
   });
+  // The spec's paths asked with a method they do not define: 405 with Allow, before any credentials.
+  registerMethodNotAllowed(app, glued);
 
   const published = publishedSpec(spec, config.publicUrl);
   app.get('/openapi.yaml', async (_req, reply) => reply.type('application/yaml; charset=utf-8').send(published.yaml));

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'INSUFFICIENT_CREDITS'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'INVALID_STATE'
   | 'PAYLOAD_TOO_LARGE'
@@ -24,6 +25,7 @@ export const statusOf: Record<ErrorCode, number> = {
   INSUFFICIENT_CREDITS: 402,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   INVALID_STATE: 409,
   PAYLOAD_TOO_LARGE: 413,
@@ -36,6 +38,12 @@ export const statusOf: Record<ErrorCode, number> = {
   RECOMMENDATION_TIMEOUT: 504,
   INTERNAL: 500,
 };
+
+/**
+ * 5xx answers that say what this server is set up to do (no language model configured), not that
+ * something failed: the error handler logs them as warnings, without a stack trace.
+ */
+export const EXPECTED_5XX: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RECOMMENDATION_UNAVAILABLE']);
 
 export interface Issue {
   path: string;

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 type User = Awaited<ReturnType<TestServer['user']>>;
-const CONFIRM = { confirm: 'delete my account' };
+const CONFIRM = { confirm: 'delete my account' } as const;
 
 async function person(name: string): Promise<{ user: User; session: BrowserSession }> {
   const user = await server.user(name);
@@ -38,7 +38,7 @@ describe('POST /api/profile/me/delete', () => {
       body: JSON.stringify(CONFIRM),
     });
     expect(anonymous.status).toBe(401);
-    const wrong = await session.api.POST('/api/profile/me/delete', { body: { confirm: 'yes' } });
+    const wrong = await session.api.POST('/api/profile/me/delete', { body: { confirm: 'yes' as typeof CONFIRM.confirm } });
     expect(wrong.response.status).toBe(400);
     expect(wrong.error).toMatchObject({ error: { code: 'VALIDATION_FAILED', issues: [{ path: 'body.confirm' }] } });
     const row = await userRow(user.userId);
@@ -157,7 +157,7 @@ describe('POST /api/profile/me/delete', () => {
     expect(n.data!.status).toBe('cancelled');
     const c = await third.user.api.GET('/api/contracts/{id}', { params: { path: { id: pending.id } } });
     expect(c.data!.status).toBe('cancelled');
-    const told = await other.user.api.GET('/api/events', { params: { query: { type: 'negotiation.cancelled', resource_id: open.id } } });
+    const told = await other.user.api.GET('/api/events', { params: { query: { type: ['negotiation.cancelled'], resource_id: open.id } } });
     expect(told.data!.data).toHaveLength(1);
     // A deleted user takes no new vouch.
     const vouch = await other.user.api.POST('/api/vouches', { body: { vouched_user_id: leaving.user.userId } });

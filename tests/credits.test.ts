@@ -70,7 +70,7 @@ describe('GET /api/credits', () => {
     expect(written).toMatchObject([
       { type: 'credits.granted', actorUserId: null, audienceUserIds: [ada.userId], data: list.data!.data[0] },
     ]);
-    const feed = await ada.api.GET('/api/events', { params: { query: { type: 'credits.granted' } } });
+    const feed = await ada.api.GET('/api/events', { params: { query: { type: ['credits.granted'] } } });
     expect(feed.data!.data.map((e) => e.id)).toEqual([written[0]!.id]);
     await expectLedgerBalanced(server);
   });

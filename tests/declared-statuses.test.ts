@@ -209,6 +209,19 @@ describe('every status answered is declared', () => {
     });
   }
 
+  // The spec's query parameter lists are closed, as a body's fields are: `?limt=5` is a typo the
+  // caller must hear of, not a default page.
+  it('an unknown query parameter, refused by every operation naming it', async () => {
+    const refused = async (op: SpecOperation) => {
+      const request = asStranger(op);
+      const res = await callOperation(server, op, { ...request, query: { ...request.query, limt: '5' } });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error.issues).toContainEqual({ path: 'query.limt', message: 'is not a known field' });
+      return [res.status];
+    };
+    await probe('unknown query parameter', operations, refused, 400);
+  });
+
   it('an Idempotency-Key reused with a different body', async () => {
     const takesKey = (op: SpecOperation) => parametersOf(op).some((p) => p.name.toLowerCase() === 'idempotency-key');
     await probe('idempotency', operations.filter(takesKey), reusedKey, 422);

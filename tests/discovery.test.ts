@@ -243,6 +243,19 @@ describe('GET /api/discovery/gigs: filters', () => {
     expect(new Set(keysOf(body.data))).toEqual(new Set(expected));
   });
 
+  it('takes tags and sources comma-separated (style form, explode false), or as the parameter repeated', async () => {
+    for (const [query, expected] of [
+      ['tags=rust,logo', ['rustWasm', 'seniorRust', 'bounty', 'logo']],
+      ['tags=rust&tags=logo', ['rustWasm', 'seniorRust', 'bounty', 'logo']],
+      ['sources=remoteok,github-bounties', ['seniorRust', 'bounty']],
+      ['sources=remoteok&sources=github-bounties', ['seniorRust', 'bounty']],
+    ] as const) {
+      const res = await fetch(`${server.url}/api/discovery/gigs?${query}`, { headers: { authorization: `Bearer ${worker.apiKey}` } });
+      expect(res.status, query).toBe(200);
+      expect(new Set(keysOf(((await res.json()) as { data: { id: string }[] }).data)), query).toEqual(new Set(expected));
+    }
+  });
+
   it('explains how the pay meets the minimum and which requested skills a gig covers', async () => {
     const body = await search(worker, { tags: 'rust,wasm,go', min_compensation_cents: 8500 });
     const byKey = Object.fromEntries(body.data.map((g) => [keysOf([g])[0], g]));
@@ -268,16 +281,18 @@ describe('GET /api/discovery/gigs: filters', () => {
       [{ cursor: 'not-a-cursor' }, 'query.cursor'],
       [{ min_compensation_cents: 2_147_483_648 }, 'query.min_compensation_cents'],
       [{ tags: Array.from({ length: 21 }, (_, i) => `t${i}`).join(',') }, 'query.tags'],
-      [{ tags: `rust,${'x'.repeat(41)}` }, 'query.tags'],
+      [{ tags: `rust,${'x'.repeat(41)}` }, 'query.tags[1]'],
+      [{ tags: 'rust,,wasm' }, 'query.tags[1]'],
       [{ tags: 'x,'.repeat(500) }, 'query.tags'],
       [{ sources: Array.from({ length: 21 }, (_, i) => `s${i}`).join(',') }, 'query.sources'],
-      [{ sources: 'x'.repeat(41) }, 'query.sources'],
+      [{ sources: 'x'.repeat(41) }, 'query.sources[0]'],
+      [{ sources: 'Native' }, 'query.sources[0]'],
     ];
     for (const [query, path] of cases) {
       expectInvalid(await worker.api.GET('/api/discovery/gigs', { params: { query: query as never } }), path);
     }
     expect((await worker.api.GET('/api/discovery/gigs', { params: { query: { q: 'x'.repeat(1000) } } })).response.status).toBe(200);
-    const twenty = Array.from({ length: 20 }, (_, i) => `${'t'.repeat(38)}${String(i).padStart(2, '0')}`).join(',');
+    const twenty = Array.from({ length: 20 }, (_, i) => `${'t'.repeat(38)}${String(i).padStart(2, '0')}`);
     expect((await worker.api.GET('/api/discovery/gigs', { params: { query: { tags: twenty } } })).response.status).toBe(200);
   });
 

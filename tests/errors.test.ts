@@ -50,10 +50,39 @@ describe("Fastify's own errors", () => {
     expect(body.error).toEqual({ code: 'NOT_FOUND', message: 'no route for GET /api/nothing-here', issues: [] });
   });
 
-  it('answers a known path with an unknown method with 404 NOT_FOUND', async () => {
-    const { status, body } = await call(`${server.url}/api/health`, { method: 'DELETE' });
-    expect(status).toBe(404);
-    expect(body.error.code).toBe('NOT_FOUND');
+  it('answers a method the path does not define with 405 METHOD_NOT_ALLOWED and Allow listing the methods it has', async () => {
+    const gig = `/api/gigs/${'0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f'}`;
+    for (const [method, path, allow] of [
+      ['PUT', '/api/credits', 'GET, HEAD, POST'],
+      ['DELETE', '/api/health', 'GET, HEAD'],
+      ['OPTIONS', '/api/health', 'GET, HEAD'],
+      ['PUT', gig, 'GET, HEAD, PATCH, DELETE'],
+      ['POST', gig, 'GET, HEAD, PATCH, DELETE'],
+    ]) {
+      // With credentials or without: which methods a path has is no secret (the spec is public).
+      for (const headers of [withKey(), {}]) {
+        const { status, body, headers: got } = await call(`${server.url}${path}`, { method, headers });
+        expect(status, `${method} ${path}`).toBe(405);
+        expect(got.get('allow'), `${method} ${path}`).toBe(allow);
+        expect(body.error).toEqual({
+          code: 'METHOD_NOT_ALLOWED',
+          message: `${method} is not allowed on ${path}; it allows ${allow}`,
+          issues: [],
+        });
+      }
+    }
+  });
+
+  it('answers 405 before reading the body of a method the path does not define', async () => {
+    for (const body of ['{"half', JSON.stringify({ x: 'y'.repeat(2 * 1024 * 1024) })]) {
+      const res = await call(`${server.url}/api/credits`, {
+        method: 'PUT',
+        headers: withKey({ 'content-type': 'application/json' }),
+        body,
+      });
+      expect(res.status).toBe(405);
+      expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    }
   });
 
   it('answers an unknown route with 404 even when its body is malformed or too large', async () => {

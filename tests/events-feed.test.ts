@@ -70,8 +70,26 @@ describe('GET /api/events', () => {
     expect(byGig.data!.data.map((e) => e.type)).toEqual(['gig.updated', 'gig.created']);
   });
 
+  it('takes the types comma-separated (style form, explode false), or as the parameter repeated', async () => {
+    const types = async (query: string) => {
+      const res = await fetch(`${server.url}/api/events?${query}`, { headers: { authorization: `Bearer ${client.apiKey}` } });
+      expect(res.status, query).toBe(200);
+      return ((await res.json()) as { data: { type: string }[] }).data.map((e) => e.type);
+    };
+    expect(await types('type=gig.created,gig.updated')).toEqual(['gig.updated', 'gig.created']);
+    expect(await types('type=gig.created&type=gig.updated')).toEqual(['gig.updated', 'gig.created']);
+    expect(await types('type=gig.created%2Cgig.updated')).toEqual(['gig.updated', 'gig.created']);
+  });
+
   it('refuses invalid input with 400 naming it', async () => {
-    expectInvalid(await feed(client, { type: 'gig.exploded' }), 'query.type');
+    const unknown = await feed(client, { type: 'gig.exploded' });
+    expectInvalid(unknown, 'query.type[0]');
+    // The catalog is long: the message names how many types there are, not all of them.
+    expect((unknown.error as { error: { message: string } }).error.message).toMatch(
+      /^query\.type\[0\] must be one of the \d+ values the spec lists \(gig\.created, gig\.updated, gig\.published, \.\.\.\)$/,
+    );
+    expectInvalid(await feed(client, { type: 'gig.created,' }), 'query.type[1]');
+    expectInvalid(await feed(client, { type: '' }), 'query.type');
     expectInvalid(await feed(client, { type: Array.from({ length: 21 }, () => 'gig.created').join(',') }), 'query.type');
     expectInvalid(await feed(client, { after: 'not-an-id' }), 'query.after');
     expectInvalid(await feed(client, { resource_id: '42' }), 'query.resource_id');

@@ -170,10 +170,16 @@ describe('Idempotency-Key on POST /api/gigs', () => {
         headers: { authorization: `Bearer ${judy.apiKey}`, 'content-type': 'application/json', 'idempotency-key': key },
         body: JSON.stringify({ title: 'Bad key' }),
       });
-      const body = (await res.json()) as { error: { code: string; issues: { path: string }[] } };
+      const body = (await res.json()) as { error: { code: string; issues: { path: string; message: string }[] } };
       expect(res.status, JSON.stringify(key)).toBe(400);
       expect(body.error.code).toBe('VALIDATION_FAILED');
       expect(body.error.issues.map((i) => i.path)).toContain('header.idempotency-key');
+      // The spec's pattern says it (Ajv refuses first), in words rather than as the expression.
+      if (key !== '')
+        expect(body.error.issues, JSON.stringify(key)).toContainEqual({
+          path: 'header.idempotency-key',
+          message: 'must be 1 to 255 printable ASCII characters, without spaces',
+        });
     }
     expect(await gigCount(judy.userId)).toBe(0);
   });

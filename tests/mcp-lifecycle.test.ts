@@ -88,7 +88,7 @@ describe.each<Transport>(['http', 'stdio'])('every tool over %s', (transport) =>
       rate_cents: 8_000,
     });
     expect((await clientUser.api.GET('/api/gigs/{id}', { params: { path: { id: gig.id } } })).data).toMatchObject({ description });
-    expect(ids(await worker('searchGigs', { q: 'rust log parser', tags: 'rust', limit: 50 }))).toContain(gig.id);
+    expect(ids(await worker('searchGigs', { q: 'rust log parser', tags: ['rust'], limit: 50 }))).toContain(gig.id);
     await worker('recommendGigs', { limit: 10 });
     expect(ids(await worker('listGigs', { limit: 100 }))).toContain(gig.id);
     expect(await worker('getGig', { id: gig.id })).toMatchObject({ id: gig.id, description, status: 'open' });
@@ -147,7 +147,7 @@ describe.each<Transport>(['http', 'stdio'])('every tool over %s', (transport) =>
     const approved = await worker('approveContract', { id: contractId, body: { revision_count: pending.revision_count } });
     expect(approved.contract.status).toBe('pending_freelancer_kyc');
     expect(asked.map((question) => question.match(/You are the (client|worker)/)?.[1])).toEqual(['client', 'worker']);
-    for (const question of asked) expect(question).toContain('Parser and tests: $120.00, due 2026-12-15');
+    for (const question of asked) expect(question).toContain('. $120.00, due 2026-12-15, titled:\n     "Parser and tests"');
     expect(await contractOf(contractId)).toMatchObject({ status: 'pending_freelancer_kyc', worker_approved_at: expect.any(String) });
 
     // The worker's agent gets the onboarding link; the worker completes KYC on the sandbox's page.

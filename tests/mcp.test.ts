@@ -246,14 +246,15 @@ describe.each<Transport>(['http', 'stdio'])('MCP over %s', (transport) => {
         'Hours per week: 10',
         '2026-12-01',
         '3 days',
-        'Parser: $600.00, due 2026-12-10',
-        'Packaging: $400.00',
+        // Each milestone's title quoted on its own line, after its amount (src/mcp/approve.ts).
+        '1. $600.00, due 2026-12-10, titled:\n     "Parser"',
+        '2. $400.00, titled:\n     "Packaging"',
       ]) {
         expect(message).toContain(term);
       }
       expect(message).toContain('revision_count 0');
       expect(message).toContain('You are the client');
-      expect(message).toContain('Build a Rust CLI');
+      expect(message).toContain('The gig is titled:\n  "Build a Rust CLI"');
       expect((asked[0] as { requestedSchema: any }).requestedSchema.properties.confirm.type).toBe('boolean');
     });
 

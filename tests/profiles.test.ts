@@ -245,6 +245,13 @@ describe('PATCH /api/profile/me: email', () => {
     expect(JSON.stringify(pub.data)).not.toContain('ada@example.com');
 
     expectInvalid(await ada.api.PATCH('/api/profile/me', { body: { email: 'not an address' } }), 'body.email');
+    // Stricter than the standard, as the spec says: the domain has a dot. One issue, in words.
+    for (const email of ['ops@localhost', '0@com']) {
+      const refused = await ada.api.PATCH('/api/profile/me', { body: { email } });
+      expect(refused.error?.error.issues, email).toEqual([
+        { path: 'body.email', message: 'must be an email address whose domain has at least one dot (ops@example.com)' },
+      ]);
+    }
     expectInvalid(await ada.api.PATCH('/api/profile/me', { body: { email: `${'a'.repeat(250)}@example.com` } }), 'body.email');
     const cleared = await ada.api.PATCH('/api/profile/me', { body: { email: null } });
     expect(cleared.data!.email).toBeNull();

@@ -101,7 +101,7 @@ describe('POST /api/contracts/{id}/reviews and GET /api/contracts/{id}/reviews',
       expect((await profileReviews(stranger, other.userId)).data).toEqual({ data: [], next_cursor: null });
       const otherProfile = await stranger.api.GET('/api/profile/{userId}', { params: { path: { userId: other.userId } } });
       expect(otherProfile.data).toMatchObject({ review_count: 0, average_rating: null });
-      const feed = await other.api.GET('/api/events', { params: { query: { type: 'review.published' } } });
+      const feed = await other.api.GET('/api/events', { params: { query: { type: ['review.published'] } } });
       expect(feed.data!.data).toEqual([]);
       expect((await view(author, deal.contract.id)).data).toEqual(res.data);
 

@@ -447,7 +447,7 @@ describe('through the API', () => {
       compensation_min_cents: 8000,
     });
 
-    const onlyJobs = await bob.api.GET('/api/discovery/gigs', { params: { query: { q: 'rust', sources: 'jobs' } } });
+    const onlyJobs = await bob.api.GET('/api/discovery/gigs', { params: { query: { q: 'rust', sources: ['jobs'] } } });
     expect(onlyJobs.data!.data.length).toBeGreaterThan(0);
     expect(onlyJobs.data!.data.every((g) => g.source === 'jobs')).toBe(true);
   });

@@ -52,9 +52,9 @@ describe('POST /api/vouches', () => {
       data: res.data,
     });
     // Bob reads it in his event feed; Ada, who is not its audience, does not.
-    const feed = await bob.api.GET('/api/events', { params: { query: { type: 'vouch.received' } } });
+    const feed = await bob.api.GET('/api/events', { params: { query: { type: ['vouch.received'] } } });
     expect(feed.data!.data.map((e) => e.id)).toEqual([written[0]!.id]);
-    const adaFeed = await ada.api.GET('/api/events', { params: { query: { type: 'vouch.received' } } });
+    const adaFeed = await ada.api.GET('/api/events', { params: { query: { type: ['vouch.received'] } } });
     expect(adaFeed.data!.data).toEqual([]);
 
     const viewer = await server.user('Viewer');

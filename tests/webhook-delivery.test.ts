@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.ts';
 import { events, webhookEndpoints } from '../db/schema.ts';
 import { newId } from '../src/ids.ts';
+import type { EventType } from '../src/domain/events.ts';
 import { nextDelayMs, RETRY_SCHEDULE_SECONDS } from '../src/services/webhook-delivery.ts';
 import type { DeliveryResult } from '../src/webhooks/safe-delivery.ts';
 
@@ -28,7 +29,7 @@ afterAll(async () => {
 type User = Awaited<ReturnType<TestServer['user']>>;
 
 /** A user with an endpoint at `path` on the receiver. */
-async function userWithEndpoint(path: string, eventTypes: string[] | null = null) {
+async function userWithEndpoint(path: string, eventTypes: EventType[] | null = null) {
   const user = await server.user(`Receiver ${path}`);
   const res = await user.api.POST('/api/webhooks', { body: { url: `${receiver.url}${path}`, event_types: eventTypes } });
   expect(res.response.status).toBe(201);
@@ -168,7 +169,9 @@ describe('delivering events', () => {
     });
     expect(row.disabledReason).toBe('gone');
     // Its owner is told: an event in their feed (and to their other endpoints).
-    const told = await user.api.GET('/api/events', { params: { query: { type: 'webhook_endpoint.disabled', resource_id: endpoint.id } } });
+    const told = await user.api.GET('/api/events', {
+      params: { query: { type: ['webhook_endpoint.disabled'], resource_id: endpoint.id } },
+    });
     expect(told.data!.data).toHaveLength(1);
     expect(told.data!.data[0]!.data).toMatchObject({ id: endpoint.id, enabled: false, disabled_reason: 'gone' });
     expect(JSON.stringify(told.data)).not.toContain(endpoint.secret);
@@ -211,7 +214,9 @@ describe('delivering events', () => {
       return r.disabledAt ? r : undefined;
     });
     expect(row.disabledReason).toBe('failing');
-    const told = await user.api.GET('/api/events', { params: { query: { type: 'webhook_endpoint.disabled', resource_id: endpoint.id } } });
+    const told = await user.api.GET('/api/events', {
+      params: { query: { type: ['webhook_endpoint.disabled'], resource_id: endpoint.id } },
+    });
     expect(told.data!.data[0]!.data).toMatchObject({ id: endpoint.id, disabled_reason: 'failing' });
     const [attempt] = await deliveries(user, endpoint.id);
     expect(attempt).toMatchObject({ succeeded: false, next_retry_at: null });

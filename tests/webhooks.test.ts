@@ -9,6 +9,7 @@ import { signInDev } from './helpers/session.ts';
 import { expectError, expectInvalid } from './helpers/expect-error.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.ts';
 import { webhookEndpoints } from '../db/schema.ts';
+import type { EventType } from '../src/domain/events.ts';
 import { MAX_ENDPOINTS_PER_USER } from '../src/services/webhooks.ts';
 
 let server: TestServer;
@@ -28,7 +29,7 @@ afterAll(async () => {
 });
 
 type Api = typeof owner.api;
-async function createEndpoint(api: Api, body: { url: string; description?: string; event_types?: string[] | null } = { url: '' }) {
+async function createEndpoint(api: Api, body: { url: string; description?: string; event_types?: EventType[] | null } = { url: '' }) {
   const res = await api.POST('/api/webhooks', { body: { ...body, url: body.url || `${receiver.url}/hook` } });
   expect(res.response.status, JSON.stringify(res.error)).toBe(201);
   return res.data!;
@@ -85,7 +86,7 @@ describe('POST /api/webhooks', () => {
     expectInvalid(await owner.api.POST('/api/webhooks', { body: { url: 'ftp://example.com/x' } }), 'body.url');
     expectInvalid(await owner.api.POST('/api/webhooks', { body: { url: `${receiver.url}/x`, event_types: [] } }), 'body.event_types');
     expectInvalid(
-      await owner.api.POST('/api/webhooks', { body: { url: `${receiver.url}/x`, event_types: ['gig.exploded'] } }),
+      await owner.api.POST('/api/webhooks', { body: { url: `${receiver.url}/x`, event_types: ['gig.exploded' as EventType] } }),
       'body.event_types[0]',
     );
     // Link-local (cloud metadata) stays refused even where private networks are allowed.

@@ -52,9 +52,23 @@ export function isClient(gig: GigAccess, userId: string): boolean {
   return gig.clientUserId !== null && gig.clientUserId === userId;
 }
 
-/** Trimmed, lowercased, deduplicated, in the order given. */
+/**
+ * A tag as it is stored and matched: NFKC (so the full-width `ｒｕｓｔ` is `rust`), without format
+ * characters (Unicode Cf: zero-width and bidirectional controls, so `ru\u200bst` is `rust` too),
+ * trimmed and lowercased. The spec says so (its introduction), and refuses the rest of what a
+ * tag cannot hold (controls, line breaks) before it gets here.
+ */
+export function normalizeTag(tag: string): string {
+  return tag
+    .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '')
+    .trim()
+    .toLowerCase();
+}
+
+/** Normalized (normalizeTag), deduplicated, in the order given. */
 export function normalizeTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map((t) => t.trim().toLowerCase()))];
+  return [...new Set(tags.map(normalizeTag))];
 }
 
 /** When the input does not say: `hourly` if there is an hourly rate, else `unknown`. */

@@ -2944,7 +2944,7 @@ export interface components {
         /** @description Pass as `cursor` to get the next page; `null` on the last page. */
         NextCursor: string | null;
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "RECOMMENDATION_FAILED" | "RECOMMENDATION_UNAVAILABLE" | "RECOMMENDATION_TIMEOUT" | "INTERNAL";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "RECOMMENDATION_FAILED" | "RECOMMENDATION_UNAVAILABLE" | "RECOMMENDATION_TIMEOUT" | "INTERNAL";
         /** @description The envelope of every error response. */
         ErrorResponse: {
             error: components["schemas"]["ErrorDetail"];
@@ -3035,8 +3035,11 @@ export interface components {
         /** @description The average rating of those reviews, to two decimals; `null` without any. */
         AverageRating: number | null;
         DeleteAccountRequest: {
-            /** @description Exactly `delete my account`. */
-            confirm: string;
+            /**
+             * @description Exactly `delete my account`.
+             * @enum {string}
+             */
+            confirm: "delete my account";
         };
         /** @description What ended with the account. */
         AccountDeletion: {
@@ -3187,7 +3190,11 @@ export interface components {
             contact_details?: string | null;
             /**
              * Format: email
-             * @description Where notification emails go (private: only you see it); `null` removes it.
+             * @description Where notification emails go (private: only you see it); `null` removes it. An internet
+             *     address, stricter than the standard allows: a local part of ASCII letters, digits and
+             *     ``!#$%&'*+/=?^_`{|}~-`` in dot-separated words (not quoted), and a domain name with at
+             *     least one dot (not an IP literal; an internationalized one in its `xn--` form). So
+             *     `ops@example.com`, not `ops@localhost` or `0@com`.
              */
             email?: string | null;
         };
@@ -3261,6 +3268,12 @@ export interface components {
          */
         Currency: string;
         /**
+         * @description A value unique to one request (a UUID will do): 1 to 255 printable ASCII characters, `!`
+         *     to `~`, so no space, no control character and nothing beyond ASCII. Each operation's
+         *     example is its own: a key sent again with another request is `422 IDEMPOTENCY_KEY_REUSED`.
+         */
+        IdempotencyKey: string;
+        /**
          * Format: int64
          * @description An amount in cents (at most 1,000,000.00), or `null` when not stated.
          */
@@ -3316,7 +3329,7 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         GigCreate: {
-            /** @description Not blank. */
+            /** @description Not blank; one line. */
             title: string;
             description?: string;
             scope?: string;
@@ -4616,7 +4629,7 @@ export interface components {
             url: string;
             description: string;
             /** @description The event types delivered; `null`, every type the owner is in the audience of. */
-            event_types: string[] | null;
+            event_types: components["schemas"]["EventType"][] | null;
             /** @description False once disabled: by a 410, by 5 days of failures, or by its owner. */
             enabled: boolean;
             /** Format: date-time */
@@ -4642,7 +4655,7 @@ export interface components {
             /** Format: uri */
             url: string;
             description: string;
-            event_types: string[] | null;
+            event_types: components["schemas"]["EventType"][] | null;
             enabled: boolean;
             /** Format: date-time */
             disabled_at: string | null;
@@ -4660,16 +4673,24 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Event types of the catalog (under `webhooks`) to deliver, at least one; `null` or absent, every type. */
-        WebhookEventTypes: string[] | null;
         /**
-         * @description An absolute `https` URL (`http` outside production) reaching a public address.
+         * @description The type of an event: one of the catalog's, each described under `webhooks` (which is
+         *     the source of this list: tests/spec-strictness.test.ts keeps the two equal).
+         * @enum {string}
+         */
+        EventType: "gig.created" | "gig.updated" | "gig.published" | "gig.paused" | "gig.resumed" | "gig.closed" | "gig.deleted" | "application.submitted" | "application.shortlisted" | "application.rejected" | "application.withdrawn" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "profile.updated" | "negotiation.created" | "negotiation.round_created" | "negotiation.agreed" | "negotiation.cancelled" | "negotiation.reopened" | "negotiation.contact_shared" | "contract.created" | "contract.updated" | "contract.approved" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.revised" | "contract.expired" | "contract.cancelled" | "contract.completed" | "milestone.funding" | "milestone.funded" | "milestone.payment_failed" | "milestone.payout_failed" | "milestone.payment_mismatch" | "milestone.released" | "milestone.paid" | "webhook_endpoint.disabled" | "vouch.received" | "review.published" | "credits.granted" | "contract.disputed" | "contract.dispute_closed" | "milestone.refunded" | "dispute.opened" | "dispute.responded" | "dispute.evidence_added" | "dispute.recommended" | "dispute.outcome_accepted" | "dispute.resolved" | "dispute.withdrawn";
+        /** @description Event types of the catalog (under `webhooks`) to deliver, at least one; `null` or absent, every type. */
+        WebhookEventTypes: components["schemas"]["EventType"][] | null;
+        /**
+         * Format: uri
+         * @description An absolute `https` URL (`http` outside production), without a user name or password,
+         *     whose host reaches a public address (checked when it is set, and again at each delivery).
          * @example https://agent.example.com/hooks/gigmarket
          */
         WebhookUrl: string;
         CreateWebhookEndpointRequest: {
             url: components["schemas"]["WebhookUrl"];
-            /** @description What the endpoint is for. */
+            /** @description What the endpoint is for; one line. */
             description?: string;
             event_types?: components["schemas"]["WebhookEventTypes"];
         };
@@ -5197,12 +5218,6 @@ export interface components {
         };
     };
     parameters: {
-        /**
-         * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-         *     safe: see "Retries" above.
-         * @example 5f1c0d2e-create-gig-1
-         */
-        IdempotencyKey: string;
         /** @description The most items to return. */
         Limit: number;
         /** @description The `next_cursor` of the previous page. */
@@ -5274,6 +5289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             /** @description A dependency does not answer. */
             503: {
                 headers: {
@@ -5317,6 +5333,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyVerification"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
@@ -5374,11 +5391,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-api-key-5b64dd71
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -5453,11 +5469,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example revoke-api-key-b9c89f8d
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The key's id. */
@@ -5505,11 +5520,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example rotate-api-key-dd350e57
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The key's id. */
@@ -5600,6 +5614,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyProfile"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5676,11 +5691,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example delete-account-c3b8c694
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -5730,11 +5744,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example upload-resume-c8422390
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6045,11 +6058,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-vouch-7bf2d030
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6120,6 +6132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credits"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -6130,11 +6143,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example deduct-credits-ce9b6393
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6310,11 +6322,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-gig-19279512
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6609,11 +6620,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example apply-to-gig-05184494
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The gig's id. */
@@ -6673,11 +6683,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example shortlist-worker-e4a98838
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The gig's id. */
@@ -6852,11 +6861,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example shortlist-application-7c5a1c5b
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application's id. */
@@ -6907,11 +6915,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example reject-application-00cf2aa9
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application's id. */
@@ -6961,11 +6968,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example withdraw-application-37e997c0
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application's id. */
@@ -7048,11 +7054,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-negotiation-03b892d4
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7095,11 +7100,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example negotiate-67c9a9ad
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7181,11 +7185,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example propose-round-8449dd68
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7246,11 +7249,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example agree-negotiation-1bff462d
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7286,11 +7288,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example cancel-negotiation-e9039249
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7326,11 +7327,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example share-contact-3a21b2a4
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The negotiation's id. */
@@ -7426,11 +7426,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example approve-contract-bb7f05a4
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7476,11 +7475,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example revise-contract-56013b69
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7525,11 +7523,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example cancel-contract-a8ef1185
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7631,11 +7628,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-contract-review-393d6ae9
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7681,11 +7677,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example fund-milestone-21a3cd4e
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7724,11 +7719,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example release-milestone-d46ea4a9
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7766,11 +7760,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-dispute-2c0084b6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The contract's id. */
@@ -7883,11 +7876,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example respond-to-dispute-2b3e6c0b
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -7932,11 +7924,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example add-dispute-evidence-e48683fa
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -7981,11 +7972,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example upload-dispute-evidence-c5ec79f6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8100,11 +8090,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example withdraw-dispute-54410544
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8140,11 +8129,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example request-dispute-recommendation-ea9ca0d6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8183,11 +8171,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example accept-dispute-outcome-3a119056
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The dispute's id. */
@@ -8231,10 +8218,13 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description An event id; only events after it, oldest first. */
+                /** @description An event id; only events after it, oldest first. Not with `cursor` (`400`). */
                 after?: components["schemas"]["Uuid"];
-                /** @description Comma-separated event types from the catalog, at most 20, e.g. `contract.approved,contract.active`. */
-                type?: string;
+                /**
+                 * @description Only events of these types of the catalog, at most 20, comma-separated:
+                 *     `type=contract.approved,contract.active` (the parameter repeated reads the same).
+                 */
+                type?: components["schemas"]["EventType"][];
                 /** @description Only events about this resource. */
                 resource_id?: components["schemas"]["Uuid"];
                 /** @description The most items to return. */
@@ -8354,6 +8344,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationChannelList"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -8486,6 +8477,7 @@ export interface operations {
                     "application/json": components["schemas"]["InboxUnreadCount"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -8496,11 +8488,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example mark-inbox-message-read-643618f7
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The message's id. */
@@ -8548,11 +8539,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example mark-all-inbox-messages-read-4cd58971
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8588,16 +8578,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Free text, at most 1000 characters.
+                 * @description Free text, at most 1000 characters, on one line.
                  * @example rust wasm
                  */
                 q?: string;
                 /**
-                 * @description Comma-separated skills, at most 20 of at most 40 characters each (as gig tags); a gig
-                 *     must carry at least one of them (or a synonym). More covered rank higher.
-                 * @example rust,wasm
+                 * @description Skills, at most 20 of at most 40 characters each (as gig tags), comma-separated:
+                 *     `tags=rust,wasm` (the parameter repeated reads the same). A gig must carry at least
+                 *     one of them (or a synonym). More covered rank higher.
+                 * @example [
+                 *       "rust",
+                 *       "wasm"
+                 *     ]
                  */
-                tags?: string;
+                tags?: string[];
                 /**
                  * @description Only gigs whose stated pay reaches this amount (cents, in the gig's currency).
                  * @example 8000
@@ -8608,10 +8602,14 @@ export interface operations {
                 /** @description Only gigs paying in this currency. */
                 currency?: components["schemas"]["Currency"];
                 /**
-                 * @description Comma-separated source names (`native`, or an external source's name), at most 20 of at most 40 characters each.
-                 * @example native,github-bounties
+                 * @description Source names (`native`, or an external source's name), at most 20, comma-separated:
+                 *     `sources=native,github-bounties` (the parameter repeated reads the same).
+                 * @example [
+                 *       "native",
+                 *       "github-bounties"
+                 *     ]
                  */
-                sources?: string;
+                sources?: string[];
                 /** @description The most items to return. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. */
@@ -8829,11 +8827,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example send-discovery-feedback-cdb43aa5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8937,11 +8934,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example create-webhook-endpoint-f5b49935
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -9134,11 +9130,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example rotate-webhook-secret-9bc185ef
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */
@@ -9190,11 +9185,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example test-webhook-endpoint-8dba4277
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */
@@ -9300,11 +9294,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example redeliver-webhook-d5bb4ce6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */
@@ -9347,11 +9340,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (1 to 255 printable ASCII characters) that makes a retry of this request
-                 *     safe: see "Retries" above.
-                 * @example 5f1c0d2e-create-gig-1
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example replay-webhook-deliveries-533c6184
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
             };
             path: {
                 /** @description The webhook endpoint's id. */

@@ -1,7 +1,7 @@
 // One error handler for everything, Fastify's own errors included: the envelope, a precise code,
 // and never an internal detail on a 5xx (docs/architecture.md §3).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, envelope, type ErrorCode, type Issue } from '../errors.ts';
+import { ApiError, EXPECTED_5XX, envelope, type ErrorCode, type Issue } from '../errors.ts';
 import { issuesFromAjv } from './validation.ts';
 
 /** Fastify's own error codes mapped to ours. */
@@ -58,9 +58,12 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (c.code === 'INTERNAL') {
     request.log.error({ err: error }, 'request failed');
     c.message = `internal error; quote request id ${request.id} when reporting it`;
-  } else if (c.status >= 500) {
+  } else if (c.status >= 500 && !EXPECTED_5XX.has(c.code)) {
     // Our own ApiErrors (e.g. PAYMENT_PROVIDER_ERROR) carry messages we wrote; the cause stays in the log.
     request.log.error({ err: error }, c.message);
+  } else if (c.status >= 500) {
+    // A refusal of this server's setup (no language model): expected, so no stack trace.
+    request.log.warn({ code: c.code, status: c.status }, c.message);
   } else {
     request.log.info({ code: c.code, status: c.status }, c.message);
   }

@@ -34,7 +34,18 @@ function cacheFile(cacheDir: string): string {
  * started) and cached. The caller registers them, each in the scope it belongs to.
  */
 export async function specRoutes(spec: OpenApiDocument, cacheDir = specCacheDir): Promise<SpecRoute[]> {
-  return (await gluedRoutes(spec, cacheDir)).map(withJsonResponsesByStatus);
+  return (await gluedRoutes(spec, cacheDir)).map((route) => withClosedQuery(withJsonResponsesByStatus(route)));
+}
+
+/**
+ * The spec's query parameter lists are closed, as its bodies are (its introduction says so): a
+ * parameter the operation does not define is a 400 naming it (`query.limt`), where it used to be
+ * ignored and `?limt=5` answered the default page. Glue gives no query schema to an operation
+ * without query parameters: it gets an empty closed one.
+ */
+function withClosedQuery(route: SpecRoute): SpecRoute {
+  const query = (route.schema.querystring ?? { type: 'object', properties: {} }) as Record<string, unknown>;
+  return { ...route, schema: { ...route.schema, querystring: { ...query, additionalProperties: false } } };
 }
 
 type ResponseSchemas = Record<string, { content?: Record<string, { schema?: unknown }> }>;

@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError, validationFailed, type Issue } from '../errors.ts';
 import { UUID_PATTERN } from '../ids.ts';
+import { TEXT_PATTERN_MEANS } from './text-patterns.ts';
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv2020({
@@ -61,6 +62,25 @@ function joinPath(base: string, pointer: string): string {
   return out;
 }
 
+const EMAIL = 'must be an email address whose domain has at least one dot (ops@example.com)';
+
+/** What a pattern of the spec means, said in words (Ajv's message would quote the regular expression). */
+const PATTERN_MEANS: Record<string, string> = {
+  ...TEXT_PATTERN_MEANS,
+  '^[\\x21-\\x7E]{1,255}$': 'must be 1 to 255 printable ASCII characters, without spaces',
+  '^https?://': 'must be an absolute http(s) URL',
+  // The email format's own expression, which the spec states as a pattern too: one issue, not two.
+  "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$":
+    EMAIL,
+};
+const FORMAT_MEANS: Record<string, string> = { email: EMAIL };
+
+/** An enum's values, or for a long one (the event catalog) how many there are and the first few. */
+function mustBeOneOf(values: unknown[]): string {
+  if (values.length <= 12) return `must be one of: ${values.join(', ')}`;
+  return `must be one of the ${values.length} values the spec lists (${values.slice(0, 3).join(', ')}, ...)`;
+}
+
 export function issuesFromAjv(errors: ErrorObject[], context: string | undefined): Issue[] {
   const base = partName[context ?? 'body'] ?? context ?? 'body';
   const seen = new Set<string>();
@@ -73,7 +93,9 @@ export function issuesFromAjv(errors: ErrorObject[], context: string | undefined
     if (e.keyword === 'required') (field += `.${(e.params as { missingProperty: string }).missingProperty}`), (message = 'is required');
     else if (e.keyword === 'additionalProperties')
       (field += `.${(e.params as { additionalProperty: string }).additionalProperty}`), (message = 'is not a known field');
-    else if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    else if (e.keyword === 'enum') message = mustBeOneOf((e.params as { allowedValues: unknown[] }).allowedValues);
+    else if (e.keyword === 'pattern') message = PATTERN_MEANS[(e.params as { pattern: string }).pattern] ?? message;
+    else if (e.keyword === 'format') message = FORMAT_MEANS[(e.params as { format: string }).format] ?? message;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

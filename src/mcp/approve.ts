@@ -62,15 +62,29 @@ function money(cents: number, currency: string): string {
   return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
 }
 
-/** The terms as the owner reads them: every field the approval binds them to. */
+/**
+ * Text a counterparty wrote (a title), as the terms show it: in quotes, escaped as JSON, and with
+ * every control, format or line-separator character (Unicode Cc, Cf, Zl, Zp) written as `\uXXXX`,
+ * so it cannot end the quote, break the line or reorder what is around it (a bidi override).
+ */
+function quoted(text: string): string {
+  const escaped = (c: string) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+  return JSON.stringify(text).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, escaped);
+}
+
+/**
+ * The terms as the owner reads them: every field the approval binds them to. What we write and
+ * what the counterparty wrote stay apart: each title is quoted on a line of its own, after the
+ * line that says what it is the title of.
+ */
 export function termsText(contract: Contract, role: 'client' | 'worker' | undefined, gigTitle: string | undefined): string {
   const c = contract;
   const total = c.milestones.reduce((sum, m) => sum + m.amount_cents, 0);
-  const gig = gigTitle ? `the gig "${gigTitle}"` : `gig ${c.gig_id}`;
   const side = role === 'client' ? 'You are the client: you pay.' : role === 'worker' ? 'You are the worker: you are paid.' : '';
   const lines = [
-    `Approve contract ${c.id} for ${gig}? ${side}`.trim(),
+    `Approve contract ${c.id} for gig ${c.gig_id}? ${side}`.trim(),
     'It binds once both owners have approved it.',
+    ...(gigTitle === undefined ? [] : ['The gig is titled:', `  ${quoted(gigTitle)}`]),
     '',
     `Terms (revision_count ${c.revision_count}):`,
     `- Rate: ${c.rate_cents === null ? 'none stated' : `${money(c.rate_cents, c.currency)} per hour`}`,
@@ -78,7 +92,10 @@ export function termsText(contract: Contract, role: 'client' | 'worker' | undefi
     `- Start date: ${c.start_date ?? 'none stated'}`,
     `- Payout delay: ${c.payout_delay_days} days after each release`,
     `- Milestones (${c.milestones.length}, total ${money(total, c.currency)}):`,
-    ...c.milestones.map((m, i) => `  ${i + 1}. ${m.title}: ${money(m.amount_cents, c.currency)}${m.due_date ? `, due ${m.due_date}` : ''}`),
+    ...c.milestones.flatMap((m, i) => [
+      `  ${i + 1}. ${money(m.amount_cents, c.currency)}${m.due_date ? `, due ${m.due_date}` : ''}, titled:`,
+      `     ${quoted(m.title)}`,
+    ]),
     `Approval deadline: ${c.approval_deadline ?? 'none'}`,
     '',
     'Confirm only if you, the owner, approve these exact terms.',

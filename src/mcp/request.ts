@@ -46,11 +46,13 @@ export function buildRequest(tool: ToolDefinition, args: Record<string, unknown>
       if (param.required) issues.push({ path: `arguments.${param.name}`, message: 'is required' });
       continue;
     }
-    if (typeof value === 'object') {
+    // A list in the query is sent comma-separated (the spec's `style: form, explode: false`).
+    const list = Array.isArray(value) && param.in === 'query' && value.every((v) => typeof v !== 'object' || v === null);
+    if (typeof value === 'object' && !list) {
       issues.push({ path: `arguments.${param.name}`, message: 'must be a string, number or boolean' });
       continue;
     }
-    const text = String(value);
+    const text = list ? (value as unknown[]).map(String).join(',') : String(value);
     if (param.in === 'path') path = path.replace(`{${param.name}}`, encodeURIComponent(text));
     else if (param.in === 'query') query.set(param.name, text);
     else headers[param.name.toLowerCase()] = text;

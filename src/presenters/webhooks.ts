@@ -12,7 +12,8 @@ export function presentWebhookEndpoint(row: WebhookEndpointRow): ApiEndpoint {
     id: row.id,
     url: row.url,
     description: row.description,
-    event_types: row.eventTypes,
+    // Stored only after the catalog's check (the spec's EventType, and src/services/webhooks.ts).
+    event_types: row.eventTypes as ApiEndpoint['event_types'],
     enabled: row.disabledAt === null,
     disabled_at: isoTimestampOrNull(row.disabledAt),
     disabled_reason: row.disabledReason as ApiEndpoint['disabled_reason'],

@@ -3,7 +3,7 @@
 // evaluation script (scripts/eval-search.ts) both call searchGigs.
 import type { Config } from '../config.ts';
 import type { Context } from '../context.ts';
-import type { CompensationType } from '../domain/gig.ts';
+import { normalizeTag, type CompensationType } from '../domain/gig.ts';
 import { cacheQueryEmbedding, cachedQueryEmbedding } from '../../db/repositories/search.ts';
 import { searchGigRowsWithNeighbours, type RankedRow, type SearchPlan, type SemanticInput } from './ranking-sql.ts';
 import { decodeRankedCursor, fingerprint, rankedPage } from './cursor.ts';
@@ -205,7 +205,7 @@ export interface SearchResult {
 export async function planSearch(ctx: SearchContext, userId: string, req: SearchRequest, options: SearchOptions = {}) {
   const weights = options.weights ?? DEFAULT_WEIGHTS;
   const q = (req.q ?? '').trim();
-  const tags = normalizeList(req.tags);
+  const tags = normalizeList(req.tags?.map(normalizeTag)); // as gig tags are stored
   const sources = normalizeList(req.sources, false);
   const minCompensationCents = req.minCompensationCents ?? null;
   const print = fingerprint({ q, tags, minCompensationCents, t: req.compensationType ?? null, c: req.currency ?? null, sources });

@@ -329,5 +329,15 @@ export function schemaValidator(schema: Schema, mode: 'json' | 'param'): (value:
   const key = `${mode}:${JSON.stringify(wrapped)}`;
   let validate = compiled.get(key);
   if (!validate) compiled.set(key, (validate = (mode === 'param' ? coercingAjv : strictAjv).compile(wrapped)));
-  return mode === 'param' ? (value) => validate({ v: value }) : (value) => validate(structuredClone(value));
+  return mode === 'param' ? (value) => validate({ v: asParameter(schema, value) }) : (value) => validate(structuredClone(value));
+}
+
+/**
+ * A parameter's value as the server validates it: a list (every array the spec's query parameters
+ * have is sent comma-separated, `style: form, explode: false`) split at its commas first, as
+ * src/http/comma-list.ts does.
+ */
+function asParameter(schema: Schema, value: unknown): unknown {
+  if (!typesOf(schema).includes('array') || typeof value !== 'string') return value;
+  return value === '' ? [] : value.split(',');
 }

@@ -33,7 +33,7 @@ function Changes({ contract: c }: { contract: Contract }) {
   const revised = useQuery({
     queryKey: negotiationKeys.revisedOf(c.id, c.revision_count),
     queryFn: async () =>
-      (await unwrap(api.GET('/api/events', { params: { query: { resource_id: c.id, type: 'contract.revised', limit: 1 } } }))).data[0],
+      (await unwrap(api.GET('/api/events', { params: { query: { resource_id: c.id, type: ['contract.revised'], limit: 1 } } }))).data[0],
   });
   const error = negotiation.error ?? revised.error;
   let body: ReactNode;

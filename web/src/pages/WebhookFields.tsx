@@ -1,13 +1,13 @@
 // The fields of a webhook endpoint, shared by the create form and the settings form: its URL, its
 // description, and its event types (every type, or a chosen subset of the catalog by resource).
 import { useId } from 'react';
-import { EVENT_GROUPS, RESOURCE_LABEL } from '../webhooks.ts';
+import { EVENT_GROUPS, RESOURCE_LABEL, type WebhookEventType } from '../webhooks.ts';
 
 export interface EndpointDraft {
   url: string;
   description: string;
   /** null: every event type. */
-  eventTypes: string[] | null;
+  eventTypes: WebhookEventType[] | null;
 }
 
 /** Whether the draft can be sent: a URL, and at least one type when a subset is chosen. */
@@ -52,11 +52,11 @@ export function EndpointFields({ draft, onChange }: { draft: EndpointDraft; onCh
   );
 }
 
-function EventTypesField({ value, onChange }: { value: string[] | null; onChange: (types: string[] | null) => void }) {
+function EventTypesField({ value, onChange }: { value: WebhookEventType[] | null; onChange: (types: WebhookEventType[] | null) => void }) {
   const name = useId();
   const allId = useId();
   const someId = useId();
-  const toggle = (type: string, on: boolean) => {
+  const toggle = (type: WebhookEventType, on: boolean) => {
     const types = value ?? [];
     onChange(on ? [...types, type] : types.filter((t) => t !== type));
   };

@@ -9,7 +9,7 @@ import { draftReady, EndpointFields, type EndpointDraft } from './WebhookFields.
 
 const draftOf = (e: WebhookEndpoint): EndpointDraft => ({ url: e.url, description: e.description, eventTypes: e.event_types });
 
-const sameTypes = (a: string[] | null, b: string[] | null) =>
+const sameTypes = (a: readonly string[] | null, b: readonly string[] | null) =>
   a === null || b === null ? a === b : a.length === b.length && a.every((t) => b.includes(t));
 
 export function WebhookSettings({ endpoint: e }: { endpoint: WebhookEndpoint }) {
