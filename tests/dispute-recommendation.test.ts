@@ -172,10 +172,56 @@ describe('POST /api/disputes/{id}/recommendation', () => {
     const after = await getDispute(id);
     expect(after.recommendation).toBeNull();
     expect(await eventTypes(id)).not.toContain('dispute.recommended');
-    // A later valid answer replaces nothing but the (absent) previous one; a second replaces the first.
+    // A later valid answer replaces nothing but the (absent) previous one; after new evidence, a
+    // second replaces the first.
     chat.answerNext({ content: valid });
     expect((await recommend(client, id)).data!.recommendation).toMatchObject({ outcome: 'refund', worker_share_percent: null });
+    await client.api.POST('/api/disputes/{id}/evidence', { params: { path: { id } }, body: { text: 'One more failing file.' } });
     expect((await recommend(client, id)).data!.recommendation).toMatchObject({ outcome: 'split', worker_share_percent: 60 });
+  });
+
+  it('answers a recommendation asked for again within minutes with the stored one; new evidence asks the model again', async () => {
+    const { worker, id } = await responded();
+    const before = chat.requests.length;
+    const first = await recommend(client, id);
+    expect(first.response.status).toBe(200);
+    const again = await recommend(worker, id);
+    expect(again.response.status).toBe(200);
+    expect(again.data!.recommendation).toEqual(first.data!.recommendation);
+    expect(chat.requests.length).toBe(before + 1);
+    expect((await eventTypes(id)).filter((t) => t === 'dispute.recommended')).toHaveLength(1);
+
+    await worker.api.POST('/api/disputes/{id}/evidence', { params: { path: { id } }, body: { text: 'The log of the agreed test run.' } });
+    const fresh = await recommend(client, id);
+    expect(fresh.response.status).toBe(200);
+    expect(chat.requests.length).toBe(before + 2);
+    expect(fresh.data!.recommendation!.created_at).not.toBe(first.data!.recommendation!.created_at);
+  });
+
+  it('removes credentials, spelled-out addresses and full-width numbers before the model sees them', async () => {
+    const { id } = await responded();
+    const text =
+      `My key ${client.apiKey} and our Stripe key sk_live_51HxyzABCDEFGHIJ leaked; write to carol (at) example (dot) com ` +
+      'or carol[at]example.net, call ＋４４ ２０ ７９４６ ０９５８; password: hunter2';
+    await client.api.POST('/api/disputes/{id}/evidence', { params: { path: { id } }, body: { text } });
+    expect((await recommend(client, id)).response.status).toBe(200);
+    const sent = JSON.stringify(chat.requests.at(-1)!.body);
+    for (const secret of [
+      client.apiKey,
+      'gm_live_',
+      'sk_live_',
+      'carol (at)',
+      'carol[at]',
+      'example (dot) com',
+      '７９４６',
+      '7946',
+      'hunter2',
+    ]) {
+      expect(sent, secret).not.toContain(secret);
+    }
+    expect(sent).toContain('[credential removed]');
+    expect(sent).toContain('[email removed]');
+    expect(sent).toContain('[phone removed]');
   });
 
   it('stops reading an answer as soon as it passes 256 KiB, and refuses it with 502', async () => {
@@ -236,6 +282,19 @@ describe('the rules as data', () => {
   it('redacts emails and phone numbers, not dates or amounts', () => {
     expect(redact('a.b+c@mail.example.co.uk said 2026-12-15: pay 120000 cents, call 020 7946 0958 or +1 555 0100')).toBe(
       '[email removed] said 2026-12-15: pay 120000 cents, call [phone removed] or [phone removed]',
+    );
+  });
+
+  it('redacts credentials by their shapes, keeping the name of a named one, and not ordinary words', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+    expect(redact(`key gm_live_${'A1'.repeat(20)}, whsec_${'b'.repeat(32)}, ghp_${'c'.repeat(36)}, AKIAABCDEFGHIJKLMNOP, ${jwt}`)).toBe(
+      'key [credential removed], [credential removed], [credential removed], [credential removed], [credential removed]',
+    );
+    expect(redact('token=abc123 and password: hunter2 stay named')).toBe(
+      'token=[credential removed] and password: [credential removed] stay named',
+    );
+    expect(redact('the parser tokenizes 19 files; the secret sauce is tests')).toBe(
+      'the parser tokenizes 19 files; the secret sauce is tests',
     );
   });
 

@@ -39,8 +39,22 @@ export interface RecommendationFacts {
 }
 
 const EMAIL = /[^\s@<>()[\]{}"',;:]+@[^\s@<>()[\]{}"',;:]+\.[a-z]{2,}/gi;
+// An address spelled out to dodge filters: "carol (at) example (dot) com", "carol[at]example.com".
+const SPELLED_EMAIL = /[\w.+-]+\s*[([{]\s*at\s*[)\]}]\s*[\w-]+(?:\s*(?:\.|[([{]\s*dot\s*[)\]}])\s*[\w-]+)+/gi;
 // Digits with the separators phone numbers are written with.
 const PHONE = /\+?\d[\d\s().-]{5,}\d/g;
+// Credentials by their published shapes: our API keys and webhook secrets, Stripe's, OpenAI-style
+// and GitHub tokens, AWS access key ids, JWTs, private keys, bearer tokens, and "password: ..." pairs.
+const CREDENTIALS = [
+  /\b(?:gm_(?:live|test)|whsec|sk_(?:live|test)|rk_(?:live|test)|ghp|gho|ghu|ghs|ghr|github_pat|xox[abpr])_[A-Za-z0-9_]{8,}/g,
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  /\bbearer\s+[A-Za-z0-9._~+/=-]{12,}/gi,
+];
+/** "password: ...", "token=...": the name stays, the value goes. */
+const NAMED_SECRET = /\b(password|passwd|pwd|secret|token|api[_ -]?key)(\s*[:=]\s*)\S+/gi;
 
 /** A phone number: nine digits or more, or seven with an international `+` (a date has eight, no `+`). */
 const isPhone = (m: string) => {
@@ -48,10 +62,18 @@ const isPhone = (m: string) => {
   return digits >= 9 || (m.startsWith('+') && digits >= 7);
 };
 
-/** Free text as it may be sent: email addresses and phone numbers replaced, length capped. */
+/**
+ * Free text as it may be sent: credentials, email addresses (also spelled out) and phone numbers
+ * replaced, length capped. NFKC first, so full-width digits and letters (\uFF10, \uFF20) are
+ * caught as the ASCII they stand for.
+ */
 export function redact(text: string): string {
-  return text
+  let out = text.normalize('NFKC');
+  for (const credential of CREDENTIALS) out = out.replace(credential, '[credential removed]');
+  return out
+    .replace(NAMED_SECRET, '$1$2[credential removed]')
     .replace(EMAIL, '[email removed]')
+    .replace(SPELLED_EMAIL, '[email removed]')
     .replace(PHONE, (m) => (isPhone(m) ? '[phone removed]' : m))
     .slice(0, TEXT_MAX);
 }

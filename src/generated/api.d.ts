@@ -1319,8 +1319,12 @@ export interface paths {
          *     accept the same outcome. The model is sent the contract's terms, its negotiation rounds
          *     and milestones, the dispute and its text evidence (files by type and size only), with the
          *     parties called "client" and "worker": no names, emails, contact details or credentials, and
-         *     email addresses and phone numbers in free text replaced by placeholders. The answer is
-         *     stored with the model and the time, replacing the previous one, and shown to both parties.
+         *     credentials (API keys, tokens, "password: ..." values), email addresses (also spelled
+         *     out, "name (at) host (dot) com") and phone numbers (full-width digits too) in free text
+         *     replaced by placeholders. The answer is stored with the model and the time, replacing the
+         *     previous one, and shown to both parties. Asked again within 10 minutes of the stored one,
+         *     with no evidence added since, the stored one is answered without asking the model again
+         *     (and no new event is written).
          *     Without `LLM_URL` configured: `503 RECOMMENDATION_UNAVAILABLE`. A malformed answer or a
          *     failing endpoint: `502 RECOMMENDATION_FAILED`; no answer within `LLM_TIMEOUT_MS` (30 s by
          *     default): `504 RECOMMENDATION_TIMEOUT`; nothing changes then. `404` for anyone but the

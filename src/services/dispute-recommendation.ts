@@ -17,6 +17,7 @@ import { askForJson, LlmError } from '../llm/chat-completions.ts';
 import { presentDispute } from '../presenters/disputes.ts';
 import { partyDispute } from './disputes.ts';
 import { disputeEvent } from './events.ts';
+import { idAt } from '../ids.ts';
 import { callNow, type Outside } from '../outside.ts';
 
 /** Everything the model is told about this dispute (before redaction), from the database. */
@@ -65,10 +66,21 @@ async function factsOf(ctx: Pick<Context, 'db'>, contract: ContractRow, dispute:
   };
 }
 
-/** The model's advice, checked: what the recommendation's transaction stores. */
-export interface Advice {
-  answer: Extract<ReturnType<typeof checkAnswer>, { answer: unknown }>['answer'];
-  model: string;
+/** How long a recommendation stands while its facts do: asking again meanwhile answers it, without asking the model. */
+export const RECOMMENDATION_STANDS_MS = 10 * 60_000;
+
+/**
+ * The model's advice, checked: what the recommendation's transaction stores; or `standing`: the
+ * dispute's recommendation is recent and no evidence came after it, so it is answered again.
+ */
+export type Advice = { answer: Extract<ReturnType<typeof checkAnswer>, { answer: unknown }>['answer']; model: string } | { standing: true };
+
+/** A recommendation made less than RECOMMENDATION_STANDS_MS ago, with no evidence added since. */
+function stands(dispute: DisputeRow, evidenceIds: string[], now = new Date()): boolean {
+  const made = dispute.recommendation ? new Date(dispute.recommendation.created_at) : undefined;
+  if (!made || now.getTime() - made.getTime() >= RECOMMENDATION_STANDS_MS) return false;
+  const after = idAt(made);
+  return evidenceIds.every((id) => id < after);
 }
 
 /**
@@ -93,6 +105,13 @@ export async function askForAdvice(
     throw new ApiError('INVALID_STATE', `a recommendation is given once the other party has responded; the dispute is ${dispute.status}`);
   }
   const facts = await factsOf(ctx, contract, dispute);
+  if (
+    stands(
+      dispute,
+      facts.evidence.map((e) => e.id),
+    )
+  )
+    return { standing: true };
   return outside('advice', async () => {
     let answer: Awaited<ReturnType<typeof askForJson>>;
     try {
@@ -120,7 +139,7 @@ export async function askForAdvice(
   });
 }
 
-/** Stores the advice as the dispute's recommendation, replacing the previous one. */
+/** Stores the advice as the dispute's recommendation, replacing the previous one (a standing one is answered as it is). */
 export async function recommend(ctx: Pick<Context, 'db' | 'config'>, actor: Actor, disputeId: string, advice: Advice) {
   const { contract } = await partyDispute(ctx, actor, disputeId);
   return ctx.db.transaction(async (tx) => {
@@ -128,6 +147,7 @@ export async function recommend(ctx: Pick<Context, 'db' | 'config'>, actor: Acto
     // Resolved or withdrawn while the model thought: the advice comes too late to be kept.
     if (locked.status !== 'responded')
       throw new ApiError('INVALID_STATE', `the dispute was ${locked.status} meanwhile; nothing was changed`);
+    if ('standing' in advice) return presentDispute(locked, await repo.countEvidence(tx, locked.id));
     const recommendation = { ...advice.answer, model: advice.model, created_at: new Date().toISOString() };
     const updated = await repo.updateDispute(tx, locked.id, { recommendation });
     const view = presentDispute(updated, await repo.countEvidence(tx, locked.id));
