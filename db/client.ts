@@ -34,14 +34,8 @@ export interface OpenOptions {
   pgliteSharedBuffers?: string;
 }
 
-/** One 4 MB allocation, freed at the end of the statement: see `setup` below. */
-export const BACKEND_HEAP_SETUP = `select length(repeat(' ', ${4 * 1024 * 1024})) as heap_setup`;
-
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    // Patched (patches/postgres+3.4.9.patch): a queue that stays compact under load, the pool
-    // handing a query the connection that went idle last, prepared statements' signatures made
-    // once, and the `setup` option used below.
     const client = postgres(options.databaseUrl, {
       max: options.max ?? 10,
       onnotice: () => {},
@@ -50,13 +44,6 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // standard_conforming_strings on (the default, made sure of): discovery writes its values
       // into its statement as literals (flatSql in db/sql.ts), quoted by doubling quotes alone.
       connection: { application_name: 'gigmarket', jit: 'off', standard_conforming_strings: 'on' },
-      // Each new connection first has its backend allocate and free 4 MB once (option added by the
-      // patch). glibc's malloc then keeps up to twice that freed in the backend's heap, where it
-      // would otherwise hand the ~1 MB a discovery search plans and ranks with back to the
-      // kernel at the end of each statement, and take it again, page by page, in the next. A
-      // natural-language search at 100,000 gigs: 265 page faults and ~17.5 ms on a fresh
-      // connection; none and ~13 ms after this (docs/search.md).
-      setup: BACKEND_HEAP_SETUP,
     });
     const db = ambientDb(drizzlePostgres(client, { schema }) as unknown as Db);
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };

@@ -18,7 +18,7 @@ import postgres from 'postgres';
 import { SERVER_ENV, SERVER_NODE_ARGS, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
 import { seedGigs } from './bench-seed.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { BACKEND_HEAP_SETUP, migrate, openDatabase, type Database } from '../db/client.ts';
+import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { flatSql } from '../db/sql.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
@@ -230,8 +230,8 @@ async function main() {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const dbUrl = url.toString();
-  // JIT off, and the backend's heap set up, as the server's connections have them (db/client.ts).
-  const bare = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { jit: 'off' }, setup: BACKEND_HEAP_SETUP });
+  // JIT off, as the server's connections have it (db/client.ts).
+  const bare = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { jit: 'off' } });
   let server: ChildProcess | undefined;
   let database: Database | undefined;
   try {
