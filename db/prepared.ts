@@ -2,13 +2,16 @@
 // columns and conditions), which costs more CPU than the database's answer to a read by primary
 // key. A prepared query is built once per database handle and then runs with its placeholders
 // filled. Inside a request transaction it is built for that transaction, so it reads what the
-// transaction wrote; outside one (most reads) it is built once per process. On a server Postgres
-// it then runs without Drizzle's execution layer (db/lean-prepared.ts).
-import { type Executable, leanPrepared } from './lean-prepared.ts';
+// transaction wrote; outside one (most reads) it is built once per process.
 import { activeHandle } from './request-transaction.ts';
 import type { Executor } from './types.ts';
 
-/** `build` makes the query on a handle, with `sql.placeholder(...)` for each value; the result runs it on the handle current for `db`. */
+/** What Drizzle's `.prepare(name)` answers, as far as this module uses it. */
+interface Executable<R> {
+  execute(placeholders?: Record<string, unknown>): Promise<R>;
+}
+
+/** `build` makes the query on a handle, with `sql.placeholder(...)` for each value, and ends with Drizzle's `.prepare(name)`; the result runs it on the handle current for `db`. */
 export function preparedQuery<P extends Record<string, unknown>, R>(
   name: string,
   build: (db: Executor, name: string) => Executable<R>,
@@ -17,10 +20,7 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
   return (db, placeholders) => {
     const handle = activeHandle(db);
     let query = built.get(handle);
-    if (!query) {
-      const drizzle = build(handle, name);
-      built.set(handle, (query = leanPrepared(drizzle) ?? drizzle));
-    }
+    if (!query) built.set(handle, (query = build(handle, name)));
     return query.execute(placeholders);
   };
 }
