@@ -41,9 +41,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       onnotice: () => {},
       // JIT off: it compiles a query whose estimated cost passes jit_above_cost, which an API's
       // short queries never repay (a discovery search at 1,000,000 gigs spent 700 of 750 ms on it).
-      // standard_conforming_strings on (the default, made sure of): discovery writes its values
-      // into its statement as literals (flatSql in db/sql.ts), quoted by doubling quotes alone.
-      connection: { application_name: 'gigmarket', jit: 'off', standard_conforming_strings: 'on' },
+      connection: { application_name: 'gigmarket', jit: 'off' },
     });
     const db = ambientDb(drizzlePostgres(client, { schema }) as unknown as Db);
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };

@@ -19,7 +19,6 @@ import { SERVER_ENV, SERVER_NODE_ARGS, quantile, serverEntry, stopServer, untilH
 import { seedGigs } from './bench-seed.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
-import { flatSql } from '../db/sql.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
 import { isFreshnessOrdered, rankedRowOf, searchSql } from '../src/search/ranking-sql.ts';
@@ -288,12 +287,10 @@ async function main() {
       };
       const inProcess = process.env.BENCH_PROFILE ? await time(() => searchGigs(deps, searcher.userId, requestOf(shape.query))) : undefined;
       // The same query the API runs for this request (the search's one statement; the key lookup
-      // is the floor's), as bare SQL through postgres.js, sent the way the server sends it: its
-      // values written in as literals (flatSql in db/sql.ts), an unnamed statement, so planned
-      // each time. (Until 2026-11-27 it went with parameters as a named prepared statement, which
-      // postgres.js sends in one round trip and the server's unnamed one in two.)
+      // is the floor's), as bare SQL through postgres.js, sent the way the server sends it: an
+      // unnamed statement with its values as parameters, so planned each time with them.
       const { plan } = await planSearch(deps, searcher.userId, requestOf(shape.query));
-      const query = dialect.sqlToQuery(flatSql(searchSql(plan), { inline: true }));
+      const query = dialect.sqlToQuery(searchSql(plan));
       // Which arms of the first phase walk the posted_at indexes or read open_gig_tags (candidates-sql.ts), for the EXPLAIN.
       const walking = isFreshnessOrdered(plan)
         ? []
