@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { SERVER_ENV, SERVER_NODE_ARGS, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_NODE_ARGS, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
 import { seedGigs } from './bench-seed.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { migrate, openDatabase, type Database } from '../db/client.ts';
@@ -200,7 +200,6 @@ async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
     cwd: ROOT,
     // Request logging off, as before (LOG_LEVEL=silent); no embeddings endpoint.
     env: {
-      ...SERVER_ENV,
       ...process.env,
       NODE_ENV: 'production',
       LOG_LEVEL: 'silent',
