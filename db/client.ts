@@ -32,6 +32,8 @@ export interface OpenOptions {
   max?: number;
   /** PGlite's shared_buffers (a Postgres size, e.g. `16MB`); its own default (128MB) when unset. */
   pgliteSharedBuffers?: string;
+  /** A server Postgres's statement_timeout and idle_in_transaction_session_timeout on every connection, in ms (0: none); the server's own when unset. */
+  timeLimits?: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -41,7 +43,16 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       onnotice: () => {},
       // JIT off: it compiles a query whose estimated cost passes jit_above_cost, which an API's
       // short queries never repay (a discovery search at 1,000,000 gigs spent 700 of 750 ms on it).
-      connection: { application_name: 'gigmarket', jit: 'off' },
+      // The time limits: a runaway statement, or a transaction its caller forgot, ends instead of
+      // holding a connection and its locks for good.
+      connection: {
+        application_name: 'gigmarket',
+        jit: 'off',
+        ...(options.timeLimits && {
+          statement_timeout: options.timeLimits.statementTimeoutMs,
+          idle_in_transaction_session_timeout: options.timeLimits.idleInTransactionTimeoutMs,
+        }),
+      },
     });
     const db = ambientDb(drizzlePostgres(client, { schema }) as unknown as Db);
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
@@ -62,14 +73,25 @@ export async function migrate(database: Database): Promise<void> {
     await migratePglite(database.db as never, { migrationsFolder });
     return;
   }
-  // The lock lives on one reserved connection while the migrator uses the pool.
-  const lock = await database.sql.reserve();
+  // On connections of their own, without the pool's time limits: building an index on a large
+  // table, or waiting for another process's migrations, may take minutes. The lock lives on one
+  // reserved connection while the migrator uses the other.
+  const client = postgres(database.url, {
+    max: 2,
+    onnotice: () => {},
+    connection: { application_name: 'gigmarket-migrate', statement_timeout: 0, idle_in_transaction_session_timeout: 0 },
+  });
   try {
-    await lock`select pg_advisory_lock(hashtext('gigmarket:migrate'))`;
-    await migratePostgres(database.db as never, { migrationsFolder });
+    const lock = await client.reserve();
+    try {
+      await lock`select pg_advisory_lock(hashtext('gigmarket:migrate'))`;
+      await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    } finally {
+      await lock`select pg_advisory_unlock(hashtext('gigmarket:migrate'))`.catch(() => {});
+      lock.release();
+    }
   } finally {
-    await lock`select pg_advisory_unlock(hashtext('gigmarket:migrate'))`.catch(() => {});
-    lock.release();
+    await client.end({ timeout: 5 });
   }
 }
 
