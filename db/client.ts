@@ -32,31 +32,27 @@ export interface OpenOptions {
   max?: number;
   /** PGlite's shared_buffers (a Postgres size, e.g. `16MB`); its own default (128MB) when unset. */
   pgliteSharedBuffers?: string;
+  /** A server Postgres's statement_timeout and idle_in_transaction_session_timeout on every connection, in ms (0: none); the server's own when unset. */
+  timeLimits?: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
 }
-
-/** One 4 MB allocation, freed at the end of the statement: see `setup` below. */
-export const BACKEND_HEAP_SETUP = `select length(repeat(' ', ${4 * 1024 * 1024})) as heap_setup`;
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    // Patched (patches/postgres+3.4.9.patch): a queue that stays compact under load, the pool
-    // handing a query the connection that went idle last, prepared statements' signatures made
-    // once, and the `setup` option used below.
     const client = postgres(options.databaseUrl, {
       max: options.max ?? 10,
       onnotice: () => {},
       // JIT off: it compiles a query whose estimated cost passes jit_above_cost, which an API's
       // short queries never repay (a discovery search at 1,000,000 gigs spent 700 of 750 ms on it).
-      // standard_conforming_strings on (the default, made sure of): discovery writes its values
-      // into its statement as literals (flatSql in db/sql.ts), quoted by doubling quotes alone.
-      connection: { application_name: 'gigmarket', jit: 'off', standard_conforming_strings: 'on' },
-      // Each new connection first has its backend allocate and free 4 MB once (option added by the
-      // patch). glibc's malloc then keeps up to twice that freed in the backend's heap, where it
-      // would otherwise hand the ~1 MB a discovery search plans and ranks with back to the
-      // kernel at the end of each statement, and take it again, page by page, in the next. A
-      // natural-language search at 100,000 gigs: 265 page faults and ~17.5 ms on a fresh
-      // connection; none and ~13 ms after this (docs/search.md).
-      setup: BACKEND_HEAP_SETUP,
+      // The time limits: a runaway statement, or a transaction its caller forgot, ends instead of
+      // holding a connection and its locks for good.
+      connection: {
+        application_name: 'gigmarket',
+        jit: 'off',
+        ...(options.timeLimits && {
+          statement_timeout: options.timeLimits.statementTimeoutMs,
+          idle_in_transaction_session_timeout: options.timeLimits.idleInTransactionTimeoutMs,
+        }),
+      },
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
@@ -77,14 +73,25 @@ export async function migrate(database: Database): Promise<void> {
     await migratePglite(database.db as never, { migrationsFolder });
     return;
   }
-  // The lock lives on one reserved connection while the migrator uses the pool.
-  const lock = await database.sql.reserve();
+  // On connections of their own, without the pool's time limits: building an index on a large
+  // table, or waiting for another process's migrations, may take minutes. The lock lives on one
+  // reserved connection while the migrator uses the other.
+  const client = postgres(database.url, {
+    max: 2,
+    onnotice: () => {},
+    connection: { application_name: 'gigmarket-migrate', statement_timeout: 0, idle_in_transaction_session_timeout: 0 },
+  });
   try {
-    await lock`select pg_advisory_lock(hashtext('gigmarket:migrate'))`;
-    await migratePostgres(database.db as never, { migrationsFolder });
+    const lock = await client.reserve();
+    try {
+      await lock`select pg_advisory_lock(hashtext('gigmarket:migrate'))`;
+      await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    } finally {
+      await lock`select pg_advisory_unlock(hashtext('gigmarket:migrate'))`.catch(() => {});
+      lock.release();
+    }
   } finally {
-    await lock`select pg_advisory_unlock(hashtext('gigmarket:migrate'))`.catch(() => {});
-    lock.release();
+    await client.end({ timeout: 5 });
   }
 }
 

@@ -2,12 +2,15 @@
 // columns and conditions), which costs more CPU than the database's answer to a read by primary
 // key. A prepared query is built once per database handle and then runs with its placeholders
 // filled. Given a transaction it is built for that transaction, so it reads what the transaction
-// wrote; given the database (most reads) it is built once per process. On a server Postgres
-// it then runs without Drizzle's execution layer (db/lean-prepared.ts).
-import { type Executable, leanPrepared } from './lean-prepared.ts';
+// wrote; given the database (most reads) it is built once per process.
 import type { Executor } from './types.ts';
 
-/** `build` makes the query on a handle, with `sql.placeholder(...)` for each value; the result runs it on the handle it is given (the database, or a transaction). */
+/** What Drizzle's `.prepare(name)` answers, as far as this module uses it. */
+interface Executable<R> {
+  execute(placeholders?: Record<string, unknown>): Promise<R>;
+}
+
+/** `build` makes the query on a handle, with `sql.placeholder(...)` for each value, and ends with Drizzle's `.prepare(name)`; the result runs it on the handle it is given (the database, or a transaction). */
 export function preparedQuery<P extends Record<string, unknown>, R>(
   name: string,
   build: (db: Executor, name: string) => Executable<R>,
@@ -15,10 +18,7 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
   const built = new WeakMap<object, Executable<R>>();
   return (db, placeholders) => {
     let query = built.get(db);
-    if (!query) {
-      const drizzle = build(db, name);
-      built.set(db, (query = leanPrepared(drizzle) ?? drizzle));
-    }
+    if (!query) built.set(db, (query = build(db, name)));
     return query.execute(placeholders);
   };
 }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../db/client.ts';
-import { SERVER_ENV, SERVER_NODE_ARGS } from './start-command.ts';
+import { SERVER_NODE_ARGS } from './start-command.ts';
 
 /** A progress bar on stderr; `extra` adds a note after the counts. */
 export function progress(label: string, total: number) {
@@ -68,8 +68,8 @@ export async function stopServer(child: ChildProcess): Promise<void> {
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// npm start's node flags and environment (package.json), which every benchmark's server runs with.
-export { SERVER_ENV, SERVER_NODE_ARGS };
+// npm start's node flags (package.json: none), which every benchmark's server runs with.
+export { SERVER_NODE_ARGS };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -100,7 +100,6 @@ export async function startServer(
   const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...(options.nodeArgs ?? []), serverEntry(root)], {
     cwd: root,
     env: {
-      ...SERVER_ENV,
       ...process.env,
       // test: no source syncing; not production, which requires https for webhooks.
       NODE_ENV: 'test',

@@ -15,11 +15,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { SERVER_ENV, SERVER_NODE_ARGS, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_NODE_ARGS, quantile, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
 import { seedGigs } from './bench-seed.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { BACKEND_HEAP_SETUP, migrate, openDatabase, type Database } from '../db/client.ts';
-import { flatSql } from '../db/sql.ts';
+import { migrate, openDatabase, type Database } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
 import { planSearch, searchGigs, type SearchRequest } from '../src/search/service.ts';
 import { isFreshnessOrdered, rankedRowOf, searchSql } from '../src/search/ranking-sql.ts';
@@ -201,7 +200,6 @@ async function startServer(dbUrl: string, port: number): Promise<ChildProcess> {
     cwd: ROOT,
     // Request logging off, as before (LOG_LEVEL=silent); no embeddings endpoint.
     env: {
-      ...SERVER_ENV,
       ...process.env,
       NODE_ENV: 'production',
       LOG_LEVEL: 'silent',
@@ -230,8 +228,8 @@ async function main() {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const dbUrl = url.toString();
-  // JIT off, and the backend's heap set up, as the server's connections have them (db/client.ts).
-  const bare = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { jit: 'off' }, setup: BACKEND_HEAP_SETUP });
+  // JIT off, as the server's connections have it (db/client.ts).
+  const bare = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { jit: 'off' } });
   let server: ChildProcess | undefined;
   let database: Database | undefined;
   try {
@@ -288,12 +286,10 @@ async function main() {
       };
       const inProcess = process.env.BENCH_PROFILE ? await time(() => searchGigs(deps, searcher.userId, requestOf(shape.query))) : undefined;
       // The same query the API runs for this request (the search's one statement; the key lookup
-      // is the floor's), as bare SQL through postgres.js, sent the way the server sends it: its
-      // values written in as literals (flatSql in db/sql.ts), an unnamed statement, so planned
-      // each time. (Until 2026-11-27 it went with parameters as a named prepared statement, which
-      // postgres.js sends in one round trip and the server's unnamed one in two.)
+      // is the floor's), as bare SQL through postgres.js, sent the way the server sends it: an
+      // unnamed statement with its values as parameters, so planned each time with them.
       const { plan } = await planSearch(deps, searcher.userId, requestOf(shape.query));
-      const query = dialect.sqlToQuery(flatSql(searchSql(plan), { inline: true }));
+      const query = dialect.sqlToQuery(searchSql(plan));
       // Which arms of the first phase walk the posted_at indexes or read open_gig_tags (candidates-sql.ts), for the EXPLAIN.
       const walking = isFreshnessOrdered(plan)
         ? []

@@ -1,6 +1,6 @@
 // npm run bench:start — cold start and memory, each beside its baseline in the same run: a process
 // that only opens the same PGlite directory and answers /api/health with a bare Fastify
-// (scripts/bench-start-bare.ts), started with the same node flags and environment as the server.
+// (scripts/bench-start-bare.ts), started with the same node flags (npm start's) and environment as the server.
 // Both run bundled, as `npm start` runs the server (dist/server.js; the bare process bundled the same
 // way into dist/bench-start-bare.js), or both from source with BENCH_FROM_SOURCE=1.
 // Cold start: from spawning `node dist/server.js` on an existing embedded database (PGlite under a
@@ -8,18 +8,18 @@
 // times (0 skips it). Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from
 // /proc) once healthy, 3 s later, then 1 s, 15 s and 30 s after a load of BENCH_REQUESTS reads
 // (autocannon, 10 connections: GET /api/gigs, GET /api/gigs/{id}, GET /api/profile/me,
-// authenticated; the bare process gets as many /api/health). 15 s: the server's memory trim
-// (src/memory-trim.ts) runs after 10 quiet seconds. The bare process has no trim, and the server
-// runs with `npm start`'s --expose-gc, which the trim needs. Figures to read, never assertions.
+// authenticated; the bare process gets as many /api/health). Figures to read, never assertions.
+// An operator's settings (NODE_OPTIONS, MALLOC_ARENA_MAX, ...) set for this command reach both
+// processes, as they would reach `npm start`.
 //   BENCH_SERVER_STDOUT=1: the server's log to this terminal (e.g. with BENCH_NODE_ARGS=--trace-gc,
-//   or BENCH_LOG_LEVEL=info to see each trim and its pause); dropped otherwise.
+//   or BENCH_LOG_LEVEL=info); dropped otherwise.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { SERVER_ENV, SERVER_NODE_ARGS, freePort, median, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
+import { SERVER_NODE_ARGS, freePort, median, serverEntry, stopServer, untilHealthy } from './bench-kit.ts';
 import { bundle } from './server-bundle.ts';
 import { migrate, openDatabase } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
@@ -51,8 +51,8 @@ interface Resident {
   healthy: number;
   settled: number;
   loaded: number;
-  /** 15 s after the load: the server's memory trim (src/memory-trim.ts) has run by then. */
-  trimmed: number;
+  /** 15 s after the load. */
+  quiet: number;
   rested: number;
 }
 
@@ -79,9 +79,9 @@ async function residentUnderLoad(
     await sleep(1000);
     const loaded = rssMb(child.pid!);
     await sleep(14_000);
-    const trimmed = rssMb(child.pid!);
+    const quiet = rssMb(child.pid!);
     await sleep(15_000);
-    return { healthy, settled, loaded, trimmed, rested: rssMb(child.pid!) };
+    return { healthy, settled, loaded, quiet, rested: rssMb(child.pid!) };
   } finally {
     await stopServer(child);
   }
@@ -139,7 +139,6 @@ async function main() {
       spawn(process.execPath, [...SERVER_ARGS, serverScript], {
         cwd: ROOT,
         env: {
-          ...SERVER_ENV,
           ...process.env,
           ...env,
           NODE_ENV: 'test',
@@ -156,7 +155,7 @@ async function main() {
     const bare = (port: number) =>
       spawn(process.execPath, [...SERVER_NODE_ARGS, bareScript], {
         cwd: ROOT,
-        env: { ...SERVER_ENV, ...process.env, DATA_DIR: dataDir, PORT: String(port) },
+        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     // A first start of each: the server's spec cache and the OS's file cache are warm, as on any restart.
@@ -176,7 +175,7 @@ async function main() {
     }
     const mb = (x: number) => `${x.toFixed(0).padStart(4)} MB`;
     const line = (label: string, r: Resident) =>
-      `  ${label.padEnd(8)} ${mb(r.healthy)}  ${mb(r.settled)}  ${mb(r.loaded)}  ${mb(r.trimmed)}  ${mb(r.rested)}`;
+      `  ${label.padEnd(8)} ${mb(r.healthy)}  ${mb(r.settled)}  ${mb(r.loaded)}  ${mb(r.quiet)}  ${mb(r.rested)}`;
     console.log(`\nresident set (VmRSS) on PGlite, ${MEMORY_RUNS} runs; ${REQUESTS} reads each (target < 250 MB after the load):`);
     console.log(`           healthy   3 s later  1 s after  15 s after  30 s after`);
     for (const [i, run] of runs.entries()) {
@@ -186,7 +185,7 @@ async function main() {
     const med = (pick: (r: Resident) => number, who: 'server' | 'bare') => median(runs.map((r) => pick(r[who])));
     for (const who of ['server', 'bare'] as const) {
       console.log(
-        `  median ${who.padEnd(6)}: ${mb(med((r) => r.settled, who))} 3 s after healthy, ${mb(med((r) => r.loaded, who))} 1 s after the load, ${mb(med((r) => r.trimmed, who))} 15 s after, ${mb(med((r) => r.rested, who))} 30 s after`,
+        `  median ${who.padEnd(6)}: ${mb(med((r) => r.settled, who))} 3 s after healthy, ${mb(med((r) => r.loaded, who))} 1 s after the load, ${mb(med((r) => r.quiet, who))} 15 s after, ${mb(med((r) => r.rested, who))} 30 s after`,
       );
     }
   } finally {

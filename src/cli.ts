@@ -121,11 +121,12 @@ async function openServerDatabase(): Promise<{ database: Database; close(): Prom
   }
   try {
     process.stderr.write(config.databaseUrl ? 'using the Postgres at DATABASE_URL\n' : `using PGlite in ${config.dataDir}\n`);
-    // Two connections: migrate() reserves one for its lock.
+    // A small pool for one command (migrate() opens connections of its own).
     const database = await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       pgliteSharedBuffers: config.pgliteSharedBuffers,
+      timeLimits: config.databaseTimeLimits,
       max: 2,
     });
     await migrate(database);

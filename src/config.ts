@@ -12,6 +12,11 @@ export interface Config {
   /** PGlite's shared_buffers (PGLITE_SHARED_BUFFERS), e.g. `16MB`: most of the embedded database's memory. */
   pgliteSharedBuffers: string;
   databaseUrl: string | undefined;
+  /**
+   * A server Postgres's time limits on the app's connections, in ms (0: none): a statement
+   * (DATABASE_STATEMENT_TIMEOUT_MS) and a transaction left idle (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS).
+   */
+  databaseTimeLimits: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
   sessionSecret: string | undefined;
   sessionTtlDays: number;
   github:
@@ -362,6 +367,13 @@ function memorySize(env: NodeJS.ProcessEnv, name: string, fallback: string): str
   return raw;
 }
 
+/** A duration in ms where 0 means none, as Postgres's own time limits take it. */
+function durationMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (value < 0) throw new Error(`${name} must be a number of milliseconds, 0 for no limit, got "${env[name]}"`);
+  return value;
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -433,6 +445,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     pgliteSharedBuffers: memorySize(env, 'PGLITE_SHARED_BUFFERS', DEFAULT_PGLITE_SHARED_BUFFERS),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseTimeLimits: {
+      statementTimeoutMs: durationMs(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000),
+      idleInTransactionTimeoutMs: durationMs(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000),
+    },
     sessionSecret: env.SESSION_SECRET || undefined,
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30),
     github:

@@ -6,12 +6,12 @@ import { acquireDataLock } from './data-lock.ts';
 const config = loadConfig();
 // PGlite under DATA_DIR is one process's database: refuse while a server holds it.
 const lock = config.databaseUrl ? undefined : acquireDataLock(config.dataDir);
-// Two connections on a server: migrate() holds one for its advisory lock.
+// One connection: migrate() opens connections of its own on a server.
 const database = await openDatabase({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
   pgliteSharedBuffers: config.pgliteSharedBuffers,
-  max: 2,
+  max: 1,
 });
 try {
   await migrate(database);

@@ -68,7 +68,12 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   const log = destination ? pino(loggerOptions(config.logLevel), destination) : pino({ level: 'silent' });
   const database =
     options.database ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffers: config.pgliteSharedBuffers }));
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      pgliteSharedBuffers: config.pgliteSharedBuffers,
+      timeLimits: config.databaseTimeLimits,
+    }));
   await migrate(database);
   const sessionSecret =
     config.sessionSecret ?? (await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url')));

@@ -5,27 +5,16 @@ import { startupWarnings } from './startup-checks.ts';
 import { startRuntime } from './runtime.ts';
 import { allJobs } from '../jobs/index.ts';
 import { ensureDashboardBuilt } from './dashboard/build.ts';
-import { startMemoryTrim } from './memory-trim.ts';
 
 const config = loadConfig();
 // The composition root of the server process: the one module of src/ that imports jobs/.
 const runtime = await startRuntime(config, { jobDefinitions: allJobs });
 const { app } = runtime;
 
-// After a burst of load, give the heap pages V8 keeps back to the system (src/memory-trim.ts).
-const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
-const memoryTrim = startMemoryTrim({
-  gc: globalThis.gc,
-  onTrim: ({ beforeBytes, afterBytes, ms }) =>
-    app.log.info({ rssBeforeMb: mb(beforeBytes), rssAfterMb: mb(afterBytes), ms: Math.round(ms) }, 'memory trimmed after a burst of load'),
-});
-if (!memoryTrim.active) app.log.info('memory trim off: node runs without --expose-gc (npm start passes it)');
-
 // SIGTERM/SIGINT: stop accepting, finish in-flight requests, stop pg-boss, close the database.
 closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal }, 'shutting down');
-  memoryTrim.stop();
   await runtime.close();
   app.log.info('shut down');
   await runtime.flushLogs(); // the log is written asynchronously (src/http/logging.ts)

@@ -107,9 +107,6 @@ describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) =
       () => server.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('gigmarket listening on')),
       server,
     );
-    // Run with npm start's flags, --expose-gc among them: the memory trim is on (src/memory-trim.ts).
-    expect(SERVER_NODE_ARGS).toContain('--expose-gc');
-    expect(server.logs().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('memory trim off'))).toEqual([]);
 
     const yaml = await get(`${server.url}/openapi.yaml`);
     expect(yaml.status).toBe(200);
@@ -208,6 +205,53 @@ describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) =
   }, 120_000);
 });
 
+describe('npm start', () => {
+  it('runs node dist/server.js in its own place: a SIGTERM sent to npm reaches the server, which shuts down gracefully', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const port = await freePort();
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    // npm as this test was started by (npx sets npm_execpath), else the one on PATH.
+    const npmCli = process.env.npm_execpath;
+    const [command, args] = npmCli?.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
+    const npm = spawn(command, args, {
+      cwd: path.resolve(import.meta.dirname, '..'),
+      env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    npm.stdout!.on('data', (d) => (out += d));
+    npm.stderr!.on('data', (d) => (out += d));
+    const npmExited = new Promise((resolve) => npm.once('exit', resolve));
+    const started = performance.now();
+    while (
+      !(await get(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      ))
+    ) {
+      if (performance.now() - started > 45_000) throw new Error(`npm start did not answer:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const pid = (JSON.parse(out.split('\n').find((l) => l.includes('gigmarket listening on'))!) as { pid: number }).pid;
+    npm.kill('SIGTERM');
+    await npmExited;
+    const gone = performance.now();
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    while (alive() && performance.now() - gone < 15_000) await new Promise((r) => setTimeout(r, 50));
+    if (alive()) process.kill(pid, 'SIGKILL');
+    expect(alive(), `the server outlived npm:\n${out}`).toBe(false);
+    expect(out).toContain('"msg":"shut down"');
+  }, 60_000);
+});
+
 describe('the client address in the log', () => {
   it('is the socket peer, whatever X-Forwarded-For says, unless TRUST_PROXY names the proxy', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
@@ -296,7 +340,7 @@ describe('a server whose log nobody reads', () => {
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
     const { DATABASE_URL: _ignored, ...inherited } = process.env;
-    const child = spawn(process.execPath, [SERVER_SCRIPT], {
+    const child = spawn(process.execPath, [...SERVER_NODE_ARGS, SERVER_SCRIPT], {
       cwd: path.resolve(import.meta.dirname, '..'),
       env: { ...inherited, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'ignore'],

@@ -3,8 +3,8 @@
 // newest few hundred gigs; only the union of these is scored in full. A common word matches a
 // seventh of the corpus: scoring every match made the cost grow with the corpus (25-45 ms at
 // 100,000 gigs), where the newest matches of each arm cost about the same at any size.
-import type { SQL } from 'drizzle-orm';
-import { sql, textArray } from '../../db/sql.ts';
+import { type SQL, sql } from 'drizzle-orm';
+import { textArray } from '../../db/sql.ts';
 import type { CompensationType } from '../domain/gig.ts';
 import type { FiltersShare } from './vocabulary.ts';
 

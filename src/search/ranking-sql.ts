@@ -2,9 +2,9 @@
 // Postgres orders and pages ranked results itself. The formulas mirror scoring.ts beside this file
 // (a test checks that the two agree). Every query reads open gigs only: the partial indexes of
 // migration 0003 cover exactly those.
-import { and, type SQL } from 'drizzle-orm';
+import { and, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { list, literalRowsOf, rowsOf, sql, textArray } from '../../db/sql.ts';
+import { list, rowsOf, textArray } from '../../db/sql.ts';
 import { FIELD_WEIGHTS, FEEDBACK_EFFECT, type FeedbackSignal, type RankingWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
 import { candidateArms, candidatesCte, type ArmInputs, type GigFilters } from './candidates-sql.ts';
@@ -229,7 +229,7 @@ export function searchSql(plan: SearchPlan, neighbourIds: string[] = []): SQL {
 
 /** The ranked page for a search plan: `take` rows, best first, after the cursor. */
 export async function searchGigRows(db: Executor, plan: SearchPlan, neighbourIds: string[] = []): Promise<RankedRow[]> {
-  return (await literalRowsOf<{ r: unknown[] }>(db, searchSql(plan, neighbourIds))).map(rankedRowOf);
+  return (await rowsOf<{ r: unknown[] }>(db, searchSql(plan, neighbourIds))).map(rankedRowOf);
 }
 
 /** Requested skills the gig's tags cover (scoring.ts: the skills part is this / their number). */
@@ -441,10 +441,10 @@ export async function semanticNeighbours(db: Executor, userId: string, filters: 
       where ${and(...where)} order by e.embedding::${type} <=> ${vectorLiteral(s.vector)}::${type} limit ${s.neighbours}::int`;
     return db.transaction(async (tx) => {
       await tx.execute(sql.raw(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, Math.trunc(s.neighbours)))}`));
-      return (await literalRowsOf<{ id: string }>(tx, query)).map((r) => r.id);
+      return (await rowsOf<{ id: string }>(tx, query)).map((r) => r.id);
     });
   }
-  const rows = await literalRowsOf<{ id: string }>(
+  const rows = await rowsOf<{ id: string }>(
     db,
     sql`select e.gig_id as id from gig_embeddings e join gigs g on g.id = e.gig_id
     where ${and(...where)} order by ${similaritySql(s)} desc limit ${s.neighbours}::int`,

@@ -1,8 +1,8 @@
 // Recommendations' SQL: gigs for a worker (profile skills and history) and workers for a gig
 // (skills, published reviews, vouches). Formulas mirror src/search/recommendations.ts and scoring.ts.
-import { and, type SQL } from 'drizzle-orm';
+import { and, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { literalRowsOf, sql, textArray } from '../../db/sql.ts';
+import { rowsOf, textArray } from '../../db/sql.ts';
 import { FEEDBACK_EFFECT, type FeedbackSignal, type GigRecommendationWeights, type WorkerRecommendationWeights } from './scoring.ts';
 import type { CompensationType } from '../domain/gig.ts';
 import { RATING_MAX, RATING_MIN } from '../domain/review.ts';
@@ -18,7 +18,7 @@ const afterCondition = (after: { score: number; id: string } | null) =>
 
 /** The tags of gigs the worker applied to, negotiated, or marked relevant: their history, most frequent first. */
 export async function historyTags(db: Executor, userId: string, limit = 20): Promise<string[]> {
-  const rows = await literalRowsOf<{ tag: string }>(
+  const rows = await rowsOf<{ tag: string }>(
     db,
     sql`
     select t.tag from (
@@ -92,7 +92,7 @@ export async function recommendGigRows(db: Executor, plan: GigRecommendationPlan
     sql`not exists (select 1 from negotiations n where n.gig_id = g.id and n.worker_user_id = ${plan.userId}::uuid)`,
     sql`(fb.signal is null or fb.signal <> 'hide')`,
   ];
-  return literalRowsOf<RecommendedGigRow>(
+  return rowsOf<RecommendedGigRow>(
     db,
     sql`
     with fb as (select gig_id, signal from discovery_feedback where user_id = ${plan.userId}::uuid),
@@ -156,7 +156,7 @@ export async function recommendWorkerRows(db: Executor, plan: WorkerRecommendati
   );
   const reviewsFit = sql`((rating_sum - review_count * ${f8(RATING_MIN)}) / ${f8(RATING_MAX - RATING_MIN)} + ${f8(w.reviewsPrior * w.reviewsPriorCount)})
     / (review_count + ${f8(w.reviewsPriorCount)})`;
-  return literalRowsOf<RecommendedWorkerRow>(
+  return rowsOf<RecommendedWorkerRow>(
     db,
     sql`
     with base as (

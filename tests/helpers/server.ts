@@ -91,7 +91,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...env,
     ...(serverDb ? { DATABASE_URL: serverDb.url } : {}),
   });
-  const database = await openDatabase({ databaseUrl: serverDb?.url, max: 5 });
+  // As the runtime opens it (src/runtime.ts), with the pool smaller.
+  const database = await openDatabase({ databaseUrl: serverDb?.url, max: 5, timeLimits: config.databaseTimeLimits });
   const runtime = await startRuntime(config, { jobDefinitions: allJobs, logger: false, database });
   await runtime.app.listen({ port, host: '127.0.0.1' });
 
