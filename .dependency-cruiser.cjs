@@ -21,7 +21,7 @@
 //                        and db/schema/column-values.ts (the columns' lists and bounds; a leaf)
 //   src/services/        no transport: never src/http/, fastify only as types
 //   self-contained building blocks, each importing only the little of ours it names:
-//     src/webhooks/ (delivery's parts), src/notifications/ (email), src/storage/ (the file store),
+//     src/webhooks/ (delivery's parts), src/outbound/ (the SSRF guard: webhooks and feeds), src/notifications/ (email), src/storage/ (the file store),
 //     src/llm/ (the chat-completions call), src/mcp/ (the MCP server: calls the HTTP API),
 //     src/capped-body.ts (reading an outside answer up to a size: a leaf, imports nothing of ours)
 //   API clients: examples/ and web/ (the dashboard, browser code) import, of ours, only the spec's
@@ -96,9 +96,16 @@ module.exports = {
     {
       name: 'webhooks-are-self-contained',
       severity: 'error',
-      comment: 'src/webhooks/ may import, of ours, only src/webhooks/, src/errors.ts and types from src/config.ts.',
+      comment: 'src/webhooks/ may import, of ours, only src/webhooks/, src/outbound/ (the SSRF guard), src/errors.ts and types from src/config.ts.',
       from: { path: '^src/webhooks/' },
-      to: { path: OURS, pathNot: '^src/webhooks/|^src/errors\\.ts$|^src/config\\.ts$' },
+      to: { path: OURS, pathNot: '^src/webhooks/|^src/outbound/|^src/errors\\.ts$|^src/config\\.ts$' },
+    },
+    {
+      name: 'outbound-guard-is-self-contained',
+      severity: 'error',
+      comment: 'src/outbound/ (the SSRF guard for URLs the server does not control: webhooks, feeds) imports nothing of ours but itself.',
+      from: { path: '^src/outbound/' },
+      to: { path: OURS, pathNot: '^src/outbound/' },
     },
     {
       name: 'webhooks-are-self-contained',

@@ -23,7 +23,7 @@ export function sourceSyncJob(ctx: Context): JobDefinition<QueuePayloads[typeof 
         return;
       }
       // Failures are logged inside and wait for the next scheduled run rather than a retry now.
-      await syncSource(ctx, source);
+      await syncSource({ ...ctx, allowPrivateUrls: ctx.config.sourcesAllowPrivateUrls }, source);
     },
   };
 }

@@ -263,7 +263,7 @@ function prepareSources(args: string[], options: Options): Action {
   return async ({ db }) => {
     const log = pino({ level: config.logLevel }, pino.destination(2));
     const results = [];
-    for (const source of chosen) results.push(await syncSource({ db, log }, source));
+    for (const source of chosen) results.push(await syncSource({ db, log, allowPrivateUrls: config.sourcesAllowPrivateUrls }, source));
     if (options.json) printJson(results.map(presentResult));
     else for (const r of results) print(describeResult(r));
     if (results.some((r) => !r.ok)) throw new Failure(`${results.filter((r) => !r.ok).length} of ${results.length} sources failed`);

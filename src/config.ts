@@ -57,6 +57,8 @@ export interface Config {
   devSignInUnsafeAllowRemote: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
   webhooksAllowPrivateUrls: boolean;
+  /** SOURCES_ALLOW_PRIVATE_URLS: external feeds may be on loopback and private networks (development and tests only). */
+  sourcesAllowPrivateUrls: boolean;
   /**
    * WEBHOOK_RETRY_SCALE: multiplies the webhook retry schedule and the 5 days after which a failing
    * endpoint is disabled (default 1; e.g. 0.001 turns 5 min into 0.3 s, for tests and demos).
@@ -476,7 +478,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimit(env),
     redisUrl: redisUrl(env.REDIS_URL),
     devSignInUnsafeAllowRemote: flag(env, 'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
-    webhooksAllowPrivateUrls: webhooksAllowPrivateUrls(env),
+    webhooksAllowPrivateUrls: allowPrivateUrls(env, 'WEBHOOKS_ALLOW_PRIVATE_URLS', 'users could make the server reach its own network'),
+    sourcesAllowPrivateUrls: allowPrivateUrls(
+      env,
+      'SOURCES_ALLOW_PRIVATE_URLS',
+      'the server would read feeds from its own network; feeds in production are public',
+    ),
     webhookRetryScale: webhookRetryScale(env.WEBHOOK_RETRY_SCALE),
     email: email(env),
     approvalRemindersMs: approvalReminders(env),
@@ -507,15 +514,14 @@ function webhookRetryScale(raw: string | undefined): number {
 }
 
 /**
- * WEBHOOKS_ALLOW_PRIVATE_URLS lets webhooks go to this machine and its networks (src/webhooks/safe-delivery.ts).
- * In production that would let any user make the server POST into its own network, so it is refused there.
+ * WEBHOOKS_ALLOW_PRIVATE_URLS and SOURCES_ALLOW_PRIVATE_URLS let webhooks, or the configured feeds,
+ * be on this machine and its networks (src/outbound/guard.ts). In production that would let a URL
+ * make the server reach its own network, so it is refused there.
  */
-function webhooksAllowPrivateUrls(env: NodeJS.ProcessEnv): boolean {
-  const allow = flag(env, 'WEBHOOKS_ALLOW_PRIVATE_URLS');
+function allowPrivateUrls(env: NodeJS.ProcessEnv, name: string, danger: string): boolean {
+  const allow = flag(env, name);
   if (allow && (env.NODE_ENV || 'development') === 'production') {
-    throw new Error(
-      'WEBHOOKS_ALLOW_PRIVATE_URLS must not be true when NODE_ENV=production: users could make the server reach its own network',
-    );
+    throw new Error(`${name} must not be true when NODE_ENV=production: ${danger}`);
   }
   return allow;
 }

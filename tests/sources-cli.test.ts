@@ -32,8 +32,15 @@ function writeSources(name: string, doc: unknown): string {
   return file;
 }
 
-function cli(args: string[], sourcesFile: string): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...database, SOURCES_FILE: sourcesFile, LOG_LEVEL: 'silent' };
+function cli(args: string[], sourcesFile: string, more: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...database,
+    SOURCES_FILE: sourcesFile,
+    SOURCES_ALLOW_PRIVATE_URLS: 'true', // the fake feeds are on this machine
+    LOG_LEVEL: 'silent',
+    ...more,
+  };
   if (!database.DATABASE_URL) delete env.DATABASE_URL;
   return new Promise((resolve) => {
     execFile(process.execPath, ['src/cli.ts', ...args], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) => {
@@ -43,11 +50,14 @@ function cli(args: string[], sourcesFile: string): Promise<CliResult> {
 }
 
 let good: string;
+const SECRET = 'INTERNAL-SECRET-5e1d';
 
 beforeAll(async () => {
   feeds = await startFakeFeeds();
   feeds.serve('/jobs.json', { body: fixture('jobs.feed.json'), contentType: 'application/feed+json' });
   feeds.serve('/broken.rss', { body: '<rss><channel>', contentType: 'application/rss+xml' });
+  feeds.serve('/leaky.json', { status: 500, body: `stack: ${SECRET} at db.internal:5432`, contentType: 'text/plain' });
+  feeds.serve('/hop.json', { status: 302, body: '', headers: { location: 'http://169.254.169.254/latest/meta-data/' } });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-sources-cli-'));
   if (process.env.DATABASE_URL) {
     const fresh = await freshServerDatabase(process.env.DATABASE_URL);
@@ -61,6 +71,8 @@ beforeAll(async () => {
       { name: 'jobs', kind: 'json_feed', url: `${feeds.url}/jobs.json`, schedule: '0 0 1 1 *' },
       { name: 'broken', kind: 'rss', url: `${feeds.url}/broken.rss` },
       { name: 'off', kind: 'rss', url: `${feeds.url}/broken.rss`, enabled: false },
+      { name: 'leaky', kind: 'json_feed', url: `${feeds.url}/leaky.json`, enabled: false },
+      { name: 'hop', kind: 'json_feed', url: `${feeds.url}/hop.json`, enabled: false },
     ],
   });
 });
@@ -85,7 +97,7 @@ describe('sources on the CLI', () => {
     const res = await cli(['sources', 'list', '--json'], good);
     expect(res.code, res.stderr).toBe(0);
     const listed = JSON.parse(res.stdout);
-    expect(listed.map((s: { name: string }) => s.name)).toEqual(['jobs', 'broken', 'off']);
+    expect(listed.map((s: { name: string }) => s.name)).toEqual(['jobs', 'broken', 'off', 'leaky', 'hop']);
     expect(listed[0]).toMatchObject({
       kind: 'json_feed',
       enabled: true,
@@ -107,6 +119,17 @@ describe('sources on the CLI', () => {
     expect(res.stdout).toMatch(/broken: FAILED, nothing changed: .*not well-formed XML/);
     expect(res.stdout).not.toContain('off:');
     expect(res.stderr).toContain('1 of 2 sources failed');
+  });
+
+  it('sync says a failed answer by its status, never its body, and refuses a redirect into the network', async () => {
+    const leaky = await cli(['sources', 'sync', 'leaky'], good, { LOG_LEVEL: 'info' });
+    expect(leaky.code).toBe(1);
+    expect(leaky.stdout).toContain(`leaky: FAILED, nothing changed: ${feeds.url}/leaky.json: HTTP 500\n`);
+    expect(leaky.stderr).toContain('source sync failed');
+    expect(leaky.stdout + leaky.stderr).not.toContain(SECRET);
+
+    const hop = await cli(['sources', 'sync', 'hop', '--json'], good);
+    expect(JSON.parse(hop.stdout)[0].error).toMatch(/redirect to http:\/\/169\.254\.169\.254\/latest\/meta-data\/ refused: .*link-local/);
   });
 
   it('explains mistakes: an unknown source, a bad subcommand, a broken file', async () => {

@@ -36,8 +36,9 @@ function source(name: string): SourceConfig {
   return s;
 }
 
+// The fake feeds are on this machine: allowed as the server allows them with SOURCES_ALLOW_PRIVATE_URLS.
 const sync = (name: string | SourceConfig, extra: Partial<Pick<SyncDeps, 'env' | 'limits' | 'afterWrite'>> = {}) =>
-  syncSource({ db: server.db, log, env: {}, ...extra }, typeof name === 'string' ? source(name) : name);
+  syncSource({ db: server.db, log, env: {}, allowPrivateUrls: true, ...extra }, typeof name === 'string' ? source(name) : name);
 
 async function rows(name: string) {
   return new Map((await externalGigsOf(server.db, name)).map((r) => [r.externalId!, r]));
@@ -78,7 +79,7 @@ beforeAll(async () => {
     }),
   );
   sources = new Map(loadSources(file).map((s) => [s.name, s]));
-  server = await startTestServer({ SOURCES_FILE: file });
+  server = await startTestServer({ SOURCES_FILE: file, SOURCES_ALLOW_PRIVATE_URLS: 'true' });
 });
 
 afterAll(async () => {
@@ -233,7 +234,7 @@ describe('each format lands with its fields', () => {
   it('GitHub without the token it needs fails, and changes nothing', async () => {
     const result = await sync('gh', { env: {} });
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/HTTP 401.*Bad credentials/);
+    expect(result.error).toMatch(/: HTTP 401$/); // the status only: an error answer's body is never quoted
     expect(result.error).not.toContain(TOKEN);
     expect([...(await rows('gh')).values()].every((g) => g.status === 'open')).toBe(true);
     expect(logs.some((l) => l.level === 'warn' && l.obj.source === 'gh' && /GM_TEST_GH_TOKEN is not set/.test(l.msg))).toBe(true);

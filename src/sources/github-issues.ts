@@ -4,7 +4,7 @@
 // The listing counts as complete (so that issues missing from it are closed) only when GitHub says
 // its results are complete and no page was left unread.
 import type { SourceConfig } from './config.ts';
-import { FeedError, fetchText, type FetchLimits } from './http.ts';
+import { type FeedAccess, FeedError, fetchText, type FetchLimits } from './http.ts';
 import type { RawItem } from './mapper.ts';
 
 export const GITHUB_API_VERSION = '2022-11-28';
@@ -49,7 +49,7 @@ function toRawItem(issue: Record<string, unknown>): RawItem {
 /** `warn` hears of what makes the sync weaker than configured (no token, a partial listing). */
 export async function readGithubIssues(
   source: SourceConfig,
-  limits: FetchLimits,
+  { limits, access }: { limits: FetchLimits; access: FeedAccess },
   env: NodeJS.ProcessEnv,
   warn: (message: string) => void,
 ): Promise<GithubRead> {
@@ -69,7 +69,7 @@ export async function readGithubIssues(
       warn(`stopped after max_pages (${source.maxPages}); issues beyond it are neither updated nor closed`);
       break;
     }
-    const response = await fetchText(url, headers, limits);
+    const response = await fetchText(url, headers, limits, access);
     let doc: unknown;
     try {
       doc = JSON.parse(response.body);

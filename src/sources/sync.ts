@@ -5,7 +5,7 @@ import type { Db, Executor } from '../../db/client.ts';
 import { applyExternalGigs, lockSource, type ApplyCounts } from '../../db/repositories/external-gigs.ts';
 import type { SourceConfig } from './config.ts';
 import { newId } from '../ids.ts';
-import { DEFAULT_FETCH_LIMITS, fetchText, type FetchLimits } from './http.ts';
+import { DEFAULT_FETCH_LIMITS, type FeedAccess, fetchText, type FetchLimits } from './http.ts';
 import { readGithubIssues } from './github-issues.ts';
 import { parseJsonFeed } from './json-feed.ts';
 import { parseRss } from './rss.ts';
@@ -25,6 +25,8 @@ export interface SyncDeps {
   limits?: FetchLimits;
   /** Where token_env is looked up (process.env by default). */
   env?: NodeJS.ProcessEnv;
+  /** SOURCES_ALLOW_PRIVATE_URLS: feeds may be on loopback and private networks (their own origin only). */
+  allowPrivateUrls?: boolean;
   /** Runs in the sync's transaction with the gigs it inserted or changed (e.g. to enqueue their embeddings). */
   afterWrite?: (tx: Executor, changedGigIds: string[]) => Promise<void>;
 }
@@ -52,10 +54,12 @@ const ACCEPT: Record<string, string> = {
 
 async function readListing(source: SourceConfig, deps: SyncDeps): Promise<Listing> {
   const limits = deps.limits ?? DEFAULT_FETCH_LIMITS;
+  const access: FeedAccess = { allowPrivate: deps.allowPrivateUrls ?? false };
   if (source.kind === 'github_issues') {
-    return readGithubIssues(source, limits, deps.env ?? process.env, (message) => deps.log.warn({ source: source.name }, message));
+    const warn = (message: string) => deps.log.warn({ source: source.name }, message);
+    return readGithubIssues(source, { limits, access }, deps.env ?? process.env, warn);
   }
-  const { body } = await fetchText(source.url, { accept: ACCEPT[source.kind]! }, limits);
+  const { body } = await fetchText(source.url, { accept: ACCEPT[source.kind]! }, limits, access);
   const parse = source.kind === 'json_feed' ? parseJsonFeed : source.kind === 'rss' ? parseRss : parseAtom;
   return { items: parse(body, source.url), complete: true };
 }

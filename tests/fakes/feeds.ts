@@ -1,6 +1,6 @@
 // A local stand-in for the places external gigs come from, over real HTTP:
 //   any path set with serve()   a feed (JSON Feed, RSS, Atom, or anything broken) with a status,
-//                                content type and optional delay
+//                                content type, optional delay and headers (a redirect's Location)
 //   GET /search/issues          GitHub's issue search: the `github.issues` paginated `pageSize` at a
 //                                time with GitHub's Link header (rel="next", "last", "prev", "first"),
 //                                401 "Bad credentials" when a token is required and not sent
@@ -23,6 +23,8 @@ export interface FeedRoute {
   contentType?: string;
   /** Answer only after this long (for the timeout). */
   delayMs?: number;
+  /** More response headers (a redirect's Location). */
+  headers?: Record<string, string>;
 }
 
 export interface FakeGithubSearch {
@@ -86,7 +88,9 @@ export async function startFakeFeeds(): Promise<FakeFeeds> {
     const route = routes.get(url.pathname);
     if (!route) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     const send = () =>
-      res.writeHead(route.status ?? 200, { 'content-type': route.contentType ?? 'application/octet-stream' }).end(route.body);
+      res
+        .writeHead(route.status ?? 200, { 'content-type': route.contentType ?? 'application/octet-stream', ...route.headers })
+        .end(route.body);
     if (route.delayMs) setTimeout(send, route.delayMs);
     else send();
   });
