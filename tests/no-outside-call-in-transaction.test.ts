@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
 /** Modules whose functions call outside the process. */
-const OUTSIDE_MODULES = /(^|\/)(llm\/|webhooks\/safe-delivery|search\/embeddings|sources\/http|notifications\/|auth\/github)/;
+const OUTSIDE_MODULES = /(^|\/)(llm\/|outbound\/|webhooks\/safe-delivery|search\/embeddings|sources\/http|notifications\/|auth\/github)/;
 /** Methods whose callback runs inside a transaction: Drizzle's, and an operation's final phase (src/http/operation.ts). */
 const TRANSACTION_OPENERS = new Set(['transaction', 'final']);
 /** Functions of ours elsewhere that call outside through those modules, by the module that exports them. */
