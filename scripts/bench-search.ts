@@ -153,8 +153,8 @@ async function timeInterleaved(a: () => Promise<unknown>, b: () => Promise<unkno
  * Each request followed by one statement, both timed: the statement then meets the machine as the
  * server's own does, with the server's and the client's work just run on the same two cores. Run
  * back to back in a block, it has the CPU's caches to itself between runs: timed inside the
- * server, the very same text statement took 0.3-0.8 ms longer there (2026-11-28,
- * docs/performance.md). The pairs show whether the gap is that.
+ * server, the very same statement took longer there (docs/performance.md). The pairs show whether
+ * the gap is that.
  */
 async function timePaired(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number[], number[]]> {
   await warmUpBoth(a, b, BLOCK_WARMUP);
@@ -178,7 +178,7 @@ interface Verdict {
 
 /**
  * The HTTP client: node:http over one kept-alive connection, the counterpart of postgres.js on the
- * SQL side (fetch's WHATWG layer alone added about 0.3 ms at p50 and 1 ms at p95 here).
+ * SQL side (fetch's WHATWG layer alone added a measurable share of the gap being measured).
  */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function httpGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {

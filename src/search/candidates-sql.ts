@@ -1,8 +1,8 @@
 // Two-phase retrieval for ranked searches (docs/search.md, "Candidates"): each way a gig can
 // become a candidate (a matching word, a skill named in q, a requested skill) contributes its
 // newest few hundred gigs; only the union of these is scored in full. A common word matches a
-// seventh of the corpus: scoring every match made the cost grow with the corpus (25-45 ms at
-// 100,000 gigs), where the newest matches of each arm cost about the same at any size.
+// seventh of the corpus: scoring every match made the cost grow with the corpus, where the newest
+// matches of each arm cost about the same at any size.
 import { type SQL, sql } from 'drizzle-orm';
 import { textArray } from '../../db/sql.ts';
 import type { CompensationType } from '../domain/gig.ts';
@@ -29,14 +29,13 @@ export interface GigFilters {
 export const CANDIDATES = { head: 300, body: 50, tags: 300 } as const;
 
 /**
- * What reading one row costs each way, relative to one entry of the covering index, measured on a
- * server Postgres 15 with a warm cache: an entry of the covering index 0.35-0.5 µs, an entry of a
- * posted_at index with its table row 1.8 µs (the newest rows lie together at the table's end), a
- * row of a bitmap 1.3 µs at 100,000 gigs and 4.6 µs at 1,000,000 (scattered over a table larger
- * than the database's buffers): about 3 times an entry, growing with the square root of the size.
- * A gig looked up by id from a row of open_gig_tags (its primary key and row, in posted_at order
- * of one tag, scattered over the table: 4 buffers each) 3.8-4 µs at 100,000 gigs, 10 entries
- * (measured there only; the entries of open_gig_tags themselves 0.2 µs, counted as one).
+ * What reading one row costs each way, relative to one entry of the covering index, as measured on
+ * a server Postgres with a warm cache (docs/search.md, "Per-arm reads", has the figures): an
+ * entry of a posted_at index with its table row about 4 entries (the newest rows lie together at
+ * the table's end); a row of a bitmap about 3, growing with the square root of the table's size
+ * (the matches lie scattered over a table larger than the database's buffers); a gig looked up by
+ * id from a row of open_gig_tags (its primary key and row: 4 buffers) about 10; an entry of
+ * open_gig_tags itself counted as one.
  */
 const COST = {
   coverEntry: 1,

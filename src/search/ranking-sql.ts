@@ -118,8 +118,7 @@ const OPEN_BY_ROW = sql`(g.status || '') = 'open'`;
 /**
  * `payIndex: false` writes the pay condition so that gigs_open_pay_high_idx cannot serve it: with
  * text in the query the text index is the better driver, but the planner sometimes misjudged a
- * common word OR-ed with its tag and scanned the pay index instead (about 50 ms against 21 on
- * 100,000 gigs in the bench).
+ * common word OR-ed with its tag and scanned the pay index instead, at twice the cost in the bench.
  */
 export function filterConditions(f: GigFilters, options: { payIndex?: boolean } = {}): SQL[] {
   return [OPEN, ...requestFilterConditions(f, options)];

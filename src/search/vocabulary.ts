@@ -6,10 +6,10 @@ import { estimatedGigs, hasPgvector, openGigTags, tagShares, valueShares, wordSh
 
 const TTL_MS = 30_000;
 /**
- * Reading the tags once scanned every open gig (about a second at 1,000,000 gigs, a burst of load
- * that showed in other searches' tail latency every 30 s); it now probes open_gig_tags once per
- * distinct tag (5-16 ms for 627 tags at 100,000 gigs). Still, the vocabulary is kept at least 200
- * times as long as it took to read, so that refreshing costs at most 0.5% of the time.
+ * Reading the tags once scanned every open gig (a burst of load at a million gigs that showed in
+ * other searches' tail latency at every refresh); it now probes open_gig_tags once per distinct
+ * tag. Still, the vocabulary is kept at least 200 times as long as it took to read, so that
+ * refreshing costs at most 0.5% of the time.
  */
 const TTL_PER_LOAD_MS = 200;
 
