@@ -1,4 +1,4 @@
-// npm run bench:search [-- --gigs N] — discovery search at 100,000 gigs (or N) on a server Postgres (DATABASE_URL).
+// npm run bench:search [-- --gigs N] [-- --seed-only | --database NAME] — discovery search at 100,000 gigs (or N) on a server Postgres (DATABASE_URL).
 // Creates a fresh database (dropped at the end), seeds gigs synthesised from the evaluation set's
 // vocabulary, starts the server as its own process (`node dist/server.js`, as in production), and
 // for each query shape measures the request over HTTP beside the same query as bare SQL through
@@ -39,6 +39,21 @@ function gigsArg(): number {
 const GIGS = gigsArg();
 /** `--seed-only`: seed, keep the database for experiments (as BENCH_KEEP does) and time nothing. */
 const SEED_ONLY = process.argv.includes('--seed-only');
+/**
+ * `--database NAME`: measure on a database that an earlier `--seed-only` kept (same DATABASE_URL
+ * server), without seeding or dropping it: a seeding at 1,000,000 gigs takes minutes, and the
+ * timing can then wait for a quiet machine.
+ */
+const REUSE = (() => {
+  const i = process.argv.indexOf('--database');
+  if (i < 0) return undefined;
+  const raw = process.argv[i + 1] ?? '';
+  if (!/^gm_bench_[0-9a-f]+$/.test(raw)) {
+    console.error(`--database takes the name a --seed-only run printed (gm_bench_...), got "${raw}"`);
+    process.exit(2);
+  }
+  return raw;
+})();
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
 const MIN_RUNS = 60;
 const SHAPE_BUDGET_MS = 6000;
@@ -222,9 +237,9 @@ async function main() {
     console.error('bench:search needs DATABASE_URL (a server Postgres; it creates and drops its own database)');
     process.exit(2);
   }
-  const name = `gm_bench_${randomBytes(5).toString('hex')}`;
+  const name = REUSE ?? `gm_bench_${randomBytes(5).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  if (!REUSE) await admin.unsafe(`create database ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const dbUrl = url.toString();
@@ -238,12 +253,23 @@ async function main() {
     const owner = await createUserWithKey({ db: database.db }, 'Bench client');
     const searcher = await createUserWithKey({ db: database.db }, 'Bench searcher');
 
-    const seeded = Date.now();
-    const loader = postgres(dbUrl, { max: 2, onnotice: () => {} });
-    const open = await seedGigs(loader, ROOT, GIGS, owner.userId).finally(() => loader.end());
-    console.log(
-      `seeded ${GIGS.toLocaleString('en-US')} gigs (${open.toLocaleString('en-US')} open) in ${((Date.now() - seeded) / 1000).toFixed(0)} s`,
-    );
+    // The gigs measured on: the seeded count, or the reused database's.
+    let corpus = GIGS;
+    if (REUSE) {
+      const [counts] = await bare<
+        { gigs: number; open: number }[]
+      >`select count(*)::int as gigs, count(*) filter (where status = 'open')::int as open from gigs`;
+      const { gigs, open } = counts!;
+      console.log(`reusing ${name}: ${gigs.toLocaleString('en-US')} gigs (${open.toLocaleString('en-US')} open)`);
+      corpus = gigs;
+    } else {
+      const seeded = Date.now();
+      const loader = postgres(dbUrl, { max: 2, onnotice: () => {} });
+      const open = await seedGigs(loader, ROOT, GIGS, owner.userId).finally(() => loader.end());
+      console.log(
+        `seeded ${GIGS.toLocaleString('en-US')} gigs (${open.toLocaleString('en-US')} open) in ${((Date.now() - seeded) / 1000).toFixed(0)} s`,
+      );
+    }
 
     if (SEED_ONLY) return;
     const port = 30_000 + Math.floor(Math.random() * 20_000);
@@ -274,7 +300,7 @@ async function main() {
     );
     const verdicts: Verdict[] = [];
     // The p95 targets: under 20 ms at 100,000 gigs, under 100 at 1,000,000.
-    const p95Limit = GIGS <= 100_000 ? 20 : 100;
+    const p95Limit = corpus <= 100_000 ? 20 : 100;
     const explained: { name: string; text: string; params: unknown[]; walking: string[] }[] = [];
     for (const shape of SHAPES) {
       const qs = new URLSearchParams(Object.entries(shape.query).map(([k, v]) => [k, String(v)])).toString();
@@ -347,7 +373,7 @@ async function main() {
     agent.destroy();
     await database?.close().catch(() => {});
     await bare.end();
-    if (process.env.BENCH_KEEP || SEED_ONLY) console.log(`\nkept database ${name} (BENCH_KEEP); drop it when done`);
+    if (process.env.BENCH_KEEP || SEED_ONLY || REUSE) console.log(`\nkept database ${name}; drop it when done`);
     else await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
