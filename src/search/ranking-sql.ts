@@ -154,11 +154,19 @@ function withFeedback(score: SQL): SQL {
 const afterCondition = (after: SearchPlan['after']) =>
   after ? sql`where (score < ${f8(after.score)} or (score = ${f8(after.score)} and id < ${after.id}::uuid))` : sql``;
 
-/** Words of the query found in each field of the (few) rows of a page, `g` being the page's gigs: title, tags, description. */
-function hitColumns(terms: string[]): SQL {
-  if (!terms.length) return sql`'{}'::text[], '{}'::text[], '{}'::text[]`;
-  const hits = (weights: string) => sql`array(select w.term from words w where ts_filter(g.search_tsv, ${weights}::"char"[]) @@ w.tq)`;
-  return sql`${hits('{a}')}, ${hits('{b}')}, ${hits('{c,d}')}`;
+/**
+ * Words of the query found in each field of the (few) rows of a page, `g` being the page's gigs:
+ * title, tags, description. Each field's part of the gig's vector is cut once per row (`join`),
+ * not once per word of the query.
+ */
+function pageHits(terms: string[]): { columns: SQL; join: SQL } {
+  if (!terms.length) return { columns: sql`'{}'::text[], '{}'::text[], '{}'::text[]`, join: sql`` };
+  const hits = (field: string) => sql.raw(`array(select w.term from words w where hf.${field} @@ w.tq)`);
+  return {
+    columns: sql`${hits('title')}, ${hits('tags')}, ${hits('description')}`,
+    join: sql.raw(`cross join lateral (select ts_filter(g.search_tsv, '{a}') as title, ts_filter(g.search_tsv, '{b}') as tags,
+      ts_filter(g.search_tsv, '{c,d}') as description) hf`),
+  };
 }
 
 function wordsCte(terms: string[]): SQL {
@@ -166,7 +174,7 @@ function wordsCte(terms: string[]): SQL {
 }
 
 /**
- * The page: its gigs' columns (`g`), their ranking (`p`), the words that matched (hitColumns) and
+ * The page: its gigs' columns (`g`), their ranking (`p`), the words that matched (pageHits) and
  * the time of the ranking, as one JSON array per row (`r`), in the order rankedRowOf reads. Each
  * a column of its own, 26 of them, postgres.js built every row by adding them one at a time,
  * which past ~18 turns a V8 object into a dictionary: 78 KB for a page of 21 rows, the largest
@@ -290,6 +298,7 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
   const requested = requestFilterConditions(plan.filters, { payIndex: !text });
   const filters = [OPEN, ...requested];
   const arms = plan.exhaustive ? [] : candidateArms(plan);
+  const hits = pageHits(plan.hitTerms);
   // The candidates are read by id: through the primary key, not the status index.
   const where = [arms.length ? OPEN_BY_ROW : OPEN, ...requested, sql`(fb.signal is null or fb.signal <> 'hide')`];
   if (text) {
@@ -344,8 +353,8 @@ export function rankedQuery(plan: SearchPlan, neighbourIds: string[]): SQL {
     fusion as (select base.*, ${fused} as fused from base offset 0),
     scored as (select fusion.*, ${withFeedback(sql`fused`)} as score from fusion offset 0),
     p as (select * from scored ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int)
-    select ${pageRow(hitColumns(plan.hitTerms), RANKED_AT)}
-    from p join gigs g on g.id = p.id order by p.score desc, p.id desc`;
+    select ${pageRow(hits.columns, RANKED_AT)}
+    from p join gigs g on g.id = p.id ${hits.join} order by p.score desc, p.id desc`;
 }
 
 /** The database's time in microseconds since the epoch (exact: extract gives a numeric), as text: a JSON number would be a float. */
@@ -405,7 +414,7 @@ function freshnessOrderedQuery(plan: SearchPlan): SQL {
     p as (select u.id, u.signal, null::float8 as lexical_rank, ${skills ? sql`1::float8` : sql`null::float8`} as skills_covered,
       u.compensation_fit, u.freshness, null::float8 as semantic, u.score
       from u ${afterCondition(plan.after)} order by score desc, id desc limit ${plan.take}::int)
-    select ${pageRow(hitColumns([]), sql`null`)}
+    select ${pageRow(pageHits([]).columns, sql`null`)}
     from p join gigs g on g.id = p.id order by p.score desc, p.id desc`;
 }
 
