@@ -1,7 +1,271 @@
-// Every setting the server reads, in one place; the README's settings table mirrors this file.
+// Every setting gigmarket reads from the environment, in one place: SETTINGS declares each one's
+// name, default, meaning and how it parses; loadConfig reads the server's through it, and
+// `npm run docs:settings` renders it as the table in docs/guide/settings.md.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import {
+  apiBase,
+  commaList,
+  duration,
+  durationList,
+  existingFile,
+  flag,
+  fraction,
+  integer,
+  mailbox,
+  memorySize,
+  onOff,
+  optionalText,
+  proxyTrust,
+  type SettingKind,
+  smtpUrl,
+  text,
+  trimmedText,
+  url,
+} from './setting-parsers.ts';
+
+export interface DeclaredSetting extends SettingKind<unknown> {
+  /** What it does, for the settings table (Markdown; links are relative to docs/guide/). */
+  description: string;
+  /** Who reads it, when not the server (loadConfig). */
+  readBy?: 'mcp-stdio' | 'tests';
+}
+
+const README = '../../README.md';
+const MUST_BE_AT_LEAST_1 = { min: 1 };
+const RATE_LIMIT_AT_LEAST_1 = { min: 1, mustBe: 'at least 1 (RATE_LIMIT=off turns limits off)' };
+const MS_OR_NO_LIMIT = { min: 0, mustBe: 'a number of milliseconds, 0 for no limit' };
+
+/**
+ * The table docs/guide/settings.md shows, in its order. HTTP time-outs: a whole request in 30 s
+ * (a 5 MB upload needs about 1.4 Mbit/s), 60 s of silence, and Fastify's 72 s of keep-alive,
+ * longer than the 60 s idle time-out of common load balancers, so the balancer, not the server,
+ * closes an idle connection and never reuses a closing one.
+ */
+export const SETTINGS = {
+  PORT: { ...integer(3000), description: 'Port to listen on.' },
+  HOST: { ...text('127.0.0.1'), description: 'Interface to listen on (`0.0.0.0` for every interface).' },
+  PUBLIC_URL: {
+    ...url({
+      protocols: ['http:', 'https:'],
+      mustBe: 'an http(s) URL such as https://gigs.example.com',
+      default: '`http://localhost:$PORT`',
+    }),
+    description:
+      'The URL people and GitHub reach the server at: OAuth callbacks, the same-origin check for cookie-authenticated requests, links in logs. While the dev sign-in is on, anything but a loopback URL stops the server at start (see [Security notes for operators](#security-notes-for-operators)).',
+  },
+  NODE_ENV: { ...text('development'), description: '`production` turns off the dev sign-in and makes session cookies `Secure`.' },
+  DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: {
+    ...flag(),
+    description:
+      'The dev sign-in (anyone can become any user) exists only while `HOST` is a loopback address, refuses to start beside a `PUBLIC_URL` beyond loopback, and answers only requests made on this machine that no proxy forwarded; `true` lifts all three limits (and warns at start). Unsafe anywhere but a private test network.',
+  },
+  DATA_DIR: { ...text('./data'), description: 'Where embedded PGlite keeps its files (used only without `DATABASE_URL`).' },
+  PGLITE_SHARED_BUFFERS: {
+    // PGlite's own default holds 128 MB in its WebAssembly heap for the life of the process; its
+    // files stay in the operating system's page cache, so reads past the buffers cost a copy, not a disk read.
+    ...memorySize('16MB'),
+    description:
+      "Embedded PGlite's `shared_buffers` (`kB`, `MB` or `GB`, at least `128kB`). PGlite's own default, 128MB, costs about 120 MB more resident memory; raise it for a large embedded database read hard (see [Memory](../performance.md#memory-benchstart) in the performance log).",
+  },
+  DATABASE_URL: {
+    ...optionalText(),
+    description: 'A server Postgres (15+), e.g. `postgres://user:pass@host:5432/gigmarket`. Unset: embedded PGlite under `DATA_DIR`.',
+  },
+  DATABASE_STATEMENT_TIMEOUT_MS: {
+    ...integer(30_000, MS_OR_NO_LIMIT),
+    description:
+      "On a server Postgres, the longest any one statement of the app may run (Postgres's `statement_timeout` on each connection of its pool): a statement over it is cancelled and its request answers `500`. `0`: no limit. Migrations and pg-boss's own connections run without it.",
+  },
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: {
+    ...integer(60_000, MS_OR_NO_LIMIT),
+    description:
+      'On a server Postgres, how long a transaction may sit idle before Postgres ends its session (`idle_in_transaction_session_timeout`), so that one left open cannot hold its locks for good. `0`: no limit.',
+  },
+  SESSION_SECRET: {
+    ...optionalText('generated once, stored in the database'),
+    description: 'Signs session cookies. Set it to rotate it, or to share it explicitly.',
+  },
+  SESSION_TTL_DAYS: { ...integer(30), description: 'How long a browser session lasts.' },
+  GITHUB_CLIENT_ID: {
+    ...optionalText(),
+    description: 'GitHub OAuth app client id; with the secret, enables GitHub sign-in (and disables the dev sign-in).',
+  },
+  GITHUB_CLIENT_SECRET: { ...optionalText(), description: 'GitHub OAuth app client secret; set both or neither.' },
+  GITHUB_AUTHORIZE_URL: {
+    ...text('https://github.com/login/oauth/authorize'),
+    description: "GitHub's authorize endpoint (tests point it at a local fake).",
+  },
+  GITHUB_TOKEN_URL: { ...text('https://github.com/login/oauth/access_token'), description: "GitHub's token endpoint." },
+  GITHUB_API_URL: { ...text('https://api.github.com'), description: "GitHub's API, for the signed-in user's login." },
+  GITHUB_TIMEOUT_MS: {
+    ...integer(10_000, MUST_BE_AT_LEAST_1),
+    description:
+      "The longest wait for each of GitHub's answers during a sign-in (the token's: for it to start, then again for its body; the user's: whole). Past it, or past 64 KiB for the token and 256 KiB for the user, of which no more is read, the sign-in fails with `500`.",
+  },
+  BODY_LIMIT_BYTES: {
+    ...integer(1024 * 1024, { note: '1 MiB' }),
+    description: 'Largest JSON request body; larger gets `413 PAYLOAD_TOO_LARGE`.',
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    ...integer(30_000, MUST_BE_AT_LEAST_1),
+    description:
+      'The longest a request may take to arrive, headers and body together, however steadily its bytes come (an upload too: 5 MB in 30 s needs about 1.4 Mbit/s); past it, `408` with the error envelope and the connection closed.',
+  },
+  HTTP_CONNECTION_TIMEOUT_MS: {
+    ...integer(60_000, MUST_BE_AT_LEAST_1),
+    description:
+      "A connection with no byte in or out for this long is closed: a client that stops sending mid-request, or stops reading its answer. Must be longer than `LLM_TIMEOUT_MS` (a recommendation waits on the model in silence). `/mcp` responses may stay silent 11 minutes, while a tool call waits for the owner's answer.",
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    ...integer(72_000, MUST_BE_AT_LEAST_1),
+    description:
+      "How long an idle kept-alive connection waits for its next request. Behind a load balancer, keep it longer than the balancer's idle time-out (often 60 s), so the balancer closes first.",
+  },
+  TRUST_PROXY: {
+    ...proxyTrust(),
+    description:
+      "Whose `X-Forwarded-For`/`-Proto`/`-Host` to believe: unset, nobody's (the client is the socket's peer); `true`, every hop; a number, that many hops; or a comma-separated list of proxy addresses or CIDR ranges (`127.0.0.1,10.0.0.0/8`). Set it behind a reverse proxy, to the number of proxies (`1` for one nginx) or their addresses: with `true`, a client behind a proxy that appends to `X-Forwarded-For` chooses its own address, and the server warns at start (see [Security notes for operators](#security-notes-for-operators)).",
+  },
+  LOG_LEVEL: {
+    ...text('info'),
+    description:
+      'pino log level (`debug`, `info`, `warn`, `error`, `silent`). At `info`, one line per answered request (`request completed`: method, URL, client address, status, `responseTime` in ms); at `debug`, also one as each arrives (`incoming request`).',
+  },
+  STRIPE_SECRET_KEY: {
+    ...optionalText(),
+    description: 'Stripe secret key; set, payments go through Stripe, unset, through the local sandbox provider.',
+  },
+  STRIPE_WEBHOOK_SECRET: {
+    ...commaList(),
+    description:
+      'Stripe webhook signing secret(s), comma-separated (the platform and Connect endpoints have their own); required with `STRIPE_SECRET_KEY`.',
+  },
+  STRIPE_API_BASE: {
+    ...apiBase('`https://api.stripe.com`'),
+    description: 'Where the Stripe SDK sends requests, `http(s)://host[:port]` (tests use a local fake).',
+  },
+  STRIPE_TIMEOUT_MS: { ...integer(10_000), description: 'Timeout of one Stripe API call.' },
+  STRIPE_MAX_NETWORK_RETRIES: {
+    ...integer(1),
+    description: 'Retries of a Stripe call after a network error (with Stripe idempotency keys).',
+  },
+  CONTRACT_APPROVAL_TTL: {
+    ...duration('48h'),
+    description: 'How long both owners have to approve a contract before it expires (`30m`, `48h`, `2d`, seconds).',
+  },
+  IDEMPOTENCY_LOCK_TIMEOUT: {
+    ...duration('120'),
+    description:
+      "How long a request with an `Idempotency-Key` holds the key (`2m`, seconds). A retry meanwhile gets `409` with `Retry-After`; once the time is up (the first attempt's server died), a retry takes the key over and resumes from what the first attempt recorded. Keep it above the longest outside call (the model, the payment provider's retries).",
+  },
+  PAYOUT_DAY_SECONDS: {
+    ...integer(86_400),
+    description: 'The length of one day of `payout_delay_days`, in seconds (shorten it for a demo).',
+  },
+  EMBEDDINGS_URL: {
+    ...url({ mustBe: 'a URL' }),
+    description: 'An OpenAI-compatible embeddings endpoint (`POST {url}/embeddings`); set, discovery adds semantic similarity.',
+  },
+  EMBEDDINGS_MODEL: { ...text('text-embedding-3-small'), description: 'The embeddings model to ask for.' },
+  EMBEDDINGS_API_KEY: { ...optionalText(), description: 'Bearer token for the embeddings endpoint.' },
+  EMBEDDINGS_TIMEOUT_MS: {
+    ...integer(2000),
+    description:
+      'Timeout of one embeddings call, its answer read included; on time-out (or an answer over 256 KiB per text embedded, of which no more is read), results come without the semantic component and say so.',
+  },
+  LLM_URL: {
+    ...url({ protocols: ['http:', 'https:'], mustBe: 'an http(s) URL' }),
+    description: `An OpenAI-compatible chat-completions endpoint (\`POST {url}/chat/completions\`), e.g. \`https://api.openai.com/v1\`; set, the parties of a dispute can ask it for an advisory recommendation. Unset: that operation answers \`503 RECOMMENDATION_UNAVAILABLE\`. See [Disputes](${README}#disputes).`,
+  },
+  LLM_MODEL: { ...text('gpt-4o-mini'), description: 'The model to ask (it must support `response_format` `json_schema`).' },
+  LLM_API_KEY: { ...optionalText(), description: 'Bearer token for the chat-completions endpoint; sent there only.' },
+  LLM_TIMEOUT_MS: {
+    ...integer(30_000, MUST_BE_AT_LEAST_1),
+    description: 'How long a recommendation waits for the model; past it, `504 RECOMMENDATION_TIMEOUT` and nothing changes.',
+  },
+  SOURCES_FILE: {
+    ...existingFile('`./sources.json` if it exists'),
+    description: 'The external gig sources to pull (JSON; see `sources.example.json`). Set, the file must exist.',
+  },
+  RATE_LIMIT: {
+    ...onOff(),
+    description: `\`off\` turns every rate limit off (no \`429\`, no RateLimit headers). See [Rate limits](${README}#rate-limits).`,
+  },
+  RATE_LIMIT_PER_MINUTE: {
+    ...integer(600, RATE_LIMIT_AT_LEAST_1),
+    description: 'Units one credential (an API key, or a browser session) may spend per window.',
+  },
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: {
+    ...integer(60, RATE_LIMIT_AT_LEAST_1),
+    description:
+      'Units one client address (`request.ip`, as `TRUST_PROXY` decides; IPv6 by /64) may spend per window on requests without credentials and on requests whose credentials are refused.',
+  },
+  RATE_LIMIT_WINDOW: {
+    ...duration('1m', { atLeastMs: 1000, mustBe: 'at least 1s' }),
+    description: 'The fixed window both limits count over (`2s`, `1m`, `1h`); the two `_PER_MINUTE` limits are per this window.',
+  },
+  REDIS_URL: {
+    ...url({ protocols: ['redis:', 'rediss:'], mustBe: 'a redis:// or rediss:// URL' }),
+    description:
+      'A Redis (`redis://[:password@]host:6379[/db]`, or `rediss://`) for the rate-limit counters, so that several server processes share them. Unset: each process counts in memory. Set but unreachable at start: the server does not start.',
+  },
+  RATE_LIMIT_PREFIX: { ...text('gigmarket:ratelimit:'), description: "Prefix of the counters' keys in Redis." },
+  SOURCES_ALLOW_PRIVATE_URLS: {
+    ...flag(),
+    description: `\`true\` lets the configured feeds be on loopback, private or CGNAT addresses, for local development and tests; it covers each feed's own origin only (a redirect elsewhere must still lead to a public address), never link-local (cloud metadata). Refused when \`NODE_ENV=production\`. See [External gigs](${README}#external-gigs).`,
+  },
+  WEBHOOKS_ALLOW_PRIVATE_URLS: {
+    ...flag(),
+    description: `\`true\` lets webhooks go to loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT addresses, for local development and tests; never link-local (cloud metadata). Refused when \`NODE_ENV=production\`. See [Webhooks](${README}#webhooks).`,
+  },
+  WEBHOOK_RETRY_SCALE: {
+    ...fraction(1),
+    description: `Multiplies the webhook retry schedule and the 5 days after which a failing endpoint is disabled (above 0, at most 1): \`0.001\` turns 5 min into 0.3 s and 5 days into 7 min, for tests and demos. A receiver's \`Retry-After\` is honoured as it is. See [Webhooks](${README}#webhooks).`,
+  },
+  SMTP_URL: {
+    ...smtpUrl(),
+    description: `Where notification emails go out: \`smtp://user:password@host:587\` (STARTTLS; required before a password goes to a host other than loopback) or \`smtps://user:password@host\` (TLS from the start, port 465 by default); percent-encode special characters in the user and password. Unset: email is off. See [Email](${README}#email-building-block).`,
+  },
+  MAIL_FROM: {
+    ...mailbox(),
+    description: 'The sender, `noreply@example.com` or `gigmarket <noreply@example.com>`; required with `SMTP_URL`.',
+  },
+  SMTP_TIMEOUT_MS: {
+    ...integer(10_000, MUST_BE_AT_LEAST_1),
+    description:
+      'The longest wait for the SMTP server to accept the connection, to greet, and to answer each step after; past it the send fails, retryable.',
+  },
+  EMAIL_RETRY_DELAY: {
+    ...duration('1m'),
+    description: `The first wait before a notification email is tried again after a retryable failure; it doubles each time (at most 1 h), five retries. See [Notifications](${README}#notifications).`,
+  },
+  APPROVAL_REMINDERS: {
+    ...durationList('24h,1h', 5),
+    description:
+      'When owners who have not approved a contract are reminded, before its approval deadline: up to 5 comma-separated durations, or `off`.',
+  },
+  GIGMARKET_URL: {
+    ...trimmedText(),
+    readBy: 'mcp-stdio',
+    description: 'The gigmarket server the stdio MCP server calls, e.g. `http://localhost:3000`; required there.',
+  },
+  GIGMARKET_API_KEY: { ...trimmedText(), readBy: 'mcp-stdio', description: 'The API key it calls with; required there.' },
+  GIGMARKET_CRASH_AT: {
+    ...optionalText(),
+    readBy: 'tests',
+    description:
+      'A named place (`src/crash-points.ts`) where the process kills itself, as a power cut would, to prove that a retry after a crash there has one effect. Ignored when `NODE_ENV=production`.',
+  },
+} satisfies Record<string, DeclaredSetting>;
+
+export type SettingName = keyof typeof SETTINGS;
+type SettingValue<N extends SettingName> = ReturnType<(typeof SETTINGS)[N]['parse']>;
+
+/** The value of one declared setting in `env`; throws, naming the variable, when its text does not parse. */
+export function readSetting<N extends SettingName>(env: NodeJS.ProcessEnv, name: N): SettingValue<N> {
+  return SETTINGS[name].parse(env[name], name) as SettingValue<N>;
+}
 
 export interface Config {
   port: number;
@@ -96,26 +360,6 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
-/**
- * Defaults: 30 s for a whole request (a 5 MB upload needs about 1.4 Mbit/s), 60 s of silence,
- * and Fastify's 72 s of keep-alive (longer than the 60 s idle time-out of common load balancers,
- * so the balancer, not the server, closes an idle connection and never reuses a closing one).
- */
-function httpTimeouts(env: NodeJS.ProcessEnv, llmSettings: LlmSettings | undefined): HttpTimeouts {
-  const timeouts = {
-    requestMs: positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000),
-    connectionMs: positiveInt(env, 'HTTP_CONNECTION_TIMEOUT_MS', 60_000),
-    keepAliveMs: positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000),
-  };
-  // The connection of a recommendation is silent while the model thinks.
-  if (llmSettings && llmSettings.timeoutMs >= timeouts.connectionMs) {
-    throw new Error(
-      `HTTP_CONNECTION_TIMEOUT_MS (${timeouts.connectionMs}) must be longer than LLM_TIMEOUT_MS (${llmSettings.timeoutMs}): a recommendation's connection is silent while the model answers`,
-    );
-  }
-  return timeouts;
-}
-
 export interface RateLimitSettings {
   /** RATE_LIMIT_PER_MINUTE: units per window for one credential (an API key, or a browser session). */
   perCredential: number;
@@ -125,125 +369,6 @@ export interface RateLimitSettings {
   windowMs: number;
   /** RATE_LIMIT_PREFIX: the prefix of the counters' keys in Redis. */
   keyPrefix: string;
-}
-
-/** RATE_LIMIT=off turns rate limits off; otherwise the limits, counted per RATE_LIMIT_WINDOW. */
-function rateLimit(env: NodeJS.ProcessEnv): RateLimitSettings | undefined {
-  const mode = (env.RATE_LIMIT ?? '').trim();
-  if (mode === 'off') return undefined;
-  if (mode !== '' && mode !== 'on') throw new Error(`RATE_LIMIT must be on or off, got "${env.RATE_LIMIT}"`);
-  const atLeastOne = (name: string, fallback: number) => {
-    const value = int(env, name, fallback);
-    if (value < 1) throw new Error(`${name} must be at least 1 (RATE_LIMIT=off turns limits off), got "${env[name]}"`);
-    return value;
-  };
-  const windowMs = duration(env, 'RATE_LIMIT_WINDOW', '1m');
-  if (windowMs < 1000) throw new Error(`RATE_LIMIT_WINDOW must be at least 1s, got "${env.RATE_LIMIT_WINDOW}"`);
-  return {
-    perCredential: atLeastOne('RATE_LIMIT_PER_MINUTE', 600),
-    anonymous: atLeastOne('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60),
-    windowMs,
-    keyPrefix: env.RATE_LIMIT_PREFIX || 'gigmarket:ratelimit:',
-  };
-}
-
-function redisUrl(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    /* not a URL */
-  }
-  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
-  return raw;
-}
-
-/** What an error message may show of SMTP_URL: scheme, user and host; never the password, path or query. */
-function redactedUrl(url: URL): string {
-  const user = url.username ? `${url.username}${url.password ? ':***' : ''}@` : '';
-  return `${url.protocol}//${user}${url.host}`;
-}
-
-const SMTP_URL_EXAMPLE = 'smtp://user:password@mail.example.com:587 or smtps://user:password@mail.example.com';
-// An address without quoting or comments: enough for a sender we configure ourselves.
-const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
-
-/** `noreply@example.com`, `gigmarket <noreply@example.com>` or `"gigmarket" <noreply@example.com>`. */
-function mailFrom(raw: string): EmailSettings['from'] {
-  const value = raw.trim();
-  const named = /^(?:"([^"]*)"|([^"<>]*?))\s*<([^<>]*)>$/.exec(value);
-  const name = named ? (named[1] ?? named[2] ?? '').trim() : '';
-  const address = named ? named[3]!.trim() : value;
-  // A line break would let the name write headers of its own.
-  if (!ADDRESS.test(address) || /[\r\n]/.test(name)) {
-    throw new Error(`MAIL_FROM must be an address such as noreply@example.com or "gigmarket <noreply@example.com>", got "${raw}"`);
-  }
-  return { name, address };
-}
-
-/** Email is on when SMTP_URL is set; it then needs MAIL_FROM. No message ever shows the password. */
-function email(env: NodeJS.ProcessEnv): EmailSettings | undefined {
-  const raw = env.SMTP_URL?.trim();
-  if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    // Neither the value nor URL's own error (it carries the input): where the password ends is unknown.
-    throw new Error(
-      `SMTP_URL must be a URL such as ${SMTP_URL_EXAMPLE} (percent-encode special characters in the user and password); the value set does not parse and is not shown, as it may hold a password`,
-    );
-  }
-  // Only the scheme until the URL is known to have a host: before that, the parser may have read the password as a path.
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
-    throw new Error(`SMTP_URL must start with smtp:// or smtps://, got a URL starting with "${url.protocol}"`);
-  }
-  if (!url.hostname) throw new Error(`SMTP_URL must be smtp://[user:password@]host[:port] or smtps://..., got one without a host`);
-  const shown = redactedUrl(url);
-  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) {
-    throw new Error(`SMTP_URL takes no path or query (${SMTP_URL_EXAMPLE}), got one after "${shown}"`);
-  }
-  let user: string;
-  let pass: string;
-  try {
-    user = decodeURIComponent(url.username);
-    pass = decodeURIComponent(url.password);
-  } catch {
-    throw new Error(`SMTP_URL's user or password is not valid percent-encoding, got "${shown}"`);
-  }
-  if (Boolean(user) !== Boolean(pass)) throw new Error(`SMTP_URL must have both a user and a password, or neither, got "${shown}"`);
-  if (!env.MAIL_FROM?.trim()) {
-    throw new Error('MAIL_FROM is required when SMTP_URL is set: the sender, such as "gigmarket <noreply@example.com>"');
-  }
-  const timeoutMs = int(env, 'SMTP_TIMEOUT_MS', 10_000);
-  if (timeoutMs < 1) throw new Error(`SMTP_TIMEOUT_MS must be at least 1, got "${env.SMTP_TIMEOUT_MS}"`);
-  const secure = url.protocol === 'smtps:';
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1'); // IPv6 without its brackets
-  let auth: EmailSettings['auth'];
-  if (user) {
-    auth = { user } as { user: string; pass: string };
-    Object.defineProperty(auth, 'pass', { value: pass, enumerable: false });
-  }
-  return {
-    host,
-    port: url.port ? Number(url.port) : secure ? 465 : 587,
-    secure,
-    requireTls: !secure && Boolean(auth) && !isLoopbackHost(host),
-    auth,
-    from: mailFrom(env.MAIL_FROM),
-    timeoutMs,
-  };
-}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration such as `48h`, `30m`, `90s`, `2d`, `500ms`, or a plain number of seconds. */
-function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
-  const raw = env[name] || fallback;
-  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim());
-  if (!match) throw new Error(`${name} must be a duration like 48h, 30m or 90s, got "${raw}"`);
-  return Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!;
 }
 
 /** stripe when STRIPE_SECRET_KEY is set, else the local sandbox (docs/architecture.md §7). */
@@ -262,45 +387,6 @@ export interface StripeSettings {
   maxNetworkRetries: number;
 }
 
-function stripeApiBase(raw: string | undefined): StripeSettings['api'] {
-  if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`STRIPE_API_BASE must be a URL, got "${raw}"`);
-  }
-  const protocol = url.protocol.slice(0, -1);
-  if ((protocol !== 'http' && protocol !== 'https') || (url.pathname !== '/' && url.pathname !== '')) {
-    throw new Error(`STRIPE_API_BASE must be http(s)://host[:port] without a path, got "${raw}"`);
-  }
-  return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol };
-}
-
-function payments(env: NodeJS.ProcessEnv): PaymentsConfig {
-  const secretKey = env.STRIPE_SECRET_KEY;
-  const webhookSecrets = (env.STRIPE_WEBHOOK_SECRET ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (!secretKey) {
-    // A webhook secret without a key means a half-configured Stripe: refuse rather than run the sandbox.
-    if (webhookSecrets.length) throw new Error('STRIPE_WEBHOOK_SECRET is set but STRIPE_SECRET_KEY is not');
-    return { provider: 'sandbox', stripe: undefined };
-  }
-  if (!webhookSecrets.length) throw new Error('STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set');
-  return {
-    provider: 'stripe',
-    stripe: {
-      secretKey,
-      webhookSecrets,
-      api: stripeApiBase(env.STRIPE_API_BASE),
-      timeoutMs: int(env, 'STRIPE_TIMEOUT_MS', 10_000),
-      maxNetworkRetries: int(env, 'STRIPE_MAX_NETWORK_RETRIES', 1),
-    },
-  };
-}
-
 export interface EmbeddingsSettings {
   /** The API base: `POST {url}/embeddings` with `{ model, input }`, e.g. https://api.openai.com/v1. */
   url: string;
@@ -308,23 +394,6 @@ export interface EmbeddingsSettings {
   apiKey: string | undefined;
   /** How long a search waits for its query's embedding before ranking without it. */
   timeoutMs: number;
-}
-
-/** Semantic search is on when EMBEDDINGS_URL is set (docs/architecture.md §8). */
-function embeddings(env: NodeJS.ProcessEnv): EmbeddingsSettings | undefined {
-  const raw = env.EMBEDDINGS_URL;
-  if (!raw) return undefined;
-  try {
-    new URL(raw);
-  } catch {
-    throw new Error(`EMBEDDINGS_URL must be a URL, got "${raw}"`);
-  }
-  return {
-    url: raw.replace(/\/+$/, ''),
-    model: env.EMBEDDINGS_MODEL || 'text-embedding-3-small',
-    apiKey: env.EMBEDDINGS_API_KEY || undefined,
-    timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 2000),
-  };
 }
 
 export interface LlmSettings {
@@ -336,181 +405,162 @@ export interface LlmSettings {
   timeoutMs: number;
 }
 
-/** Dispute recommendations are on when LLM_URL is set; without it they answer 503 (never a made-up one). */
-function llm(env: NodeJS.ProcessEnv): LlmSettings | undefined {
-  const raw = env.LLM_URL;
-  if (!raw) return undefined;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    /* not a URL */
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`LLM_URL must be an http(s) URL, got "${raw}"`);
-  const timeoutMs = int(env, 'LLM_TIMEOUT_MS', 30_000);
-  if (timeoutMs < 1) throw new Error(`LLM_TIMEOUT_MS must be at least 1, got "${env.LLM_TIMEOUT_MS}"`);
-  return { url: raw.replace(/\/+$/, ''), model: env.LLM_MODEL || 'gpt-4o-mini', apiKey: env.LLM_API_KEY || undefined, timeoutMs };
-}
-
-/**
- * PGlite's default shared_buffers is 128 MB, held in its WebAssembly heap for the life of the
- * process; 16 MB takes about 120 MB off the server's resident set. Its files still sit in the
- * operating system's page cache, so reads past the buffers cost a copy, not a disk read.
- */
-const DEFAULT_PGLITE_SHARED_BUFFERS = '16MB';
-
-/** A Postgres memory setting: a whole number with kB, MB or GB (at least 128kB, as Postgres requires). */
-function memorySize(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const match = /^(\d+)(kB|MB|GB)$/.exec(raw);
-  const kb = match ? Number(match[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[match[2] as 'kB' | 'MB' | 'GB'] : 0;
-  if (kb < 128) throw new Error(`${name} must be a size such as 16MB or 512kB (at least 128kB), got "${raw}"`);
-  return raw;
-}
-
-/** A duration in ms where 0 means none, as Postgres's own time limits take it. */
-function durationMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = int(env, name, fallback);
-  if (value < 0) throw new Error(`${name} must be a number of milliseconds, 0 for no limit, got "${env[name]}"`);
-  return value;
-}
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got "${raw}"`);
-  return value;
-}
-
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = int(env, name, fallback);
-  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
-  return value;
-}
-
-/**
- * TRUST_PROXY: unset or `false`, X-Forwarded-* is ignored (the client is the socket's peer);
- * `true`, every hop is believed; a number, that many hops; else a comma-separated list of proxy
- * addresses or CIDR ranges (`127.0.0.1,10.0.0.0/8`).
- */
-function trustProxy(raw: string | undefined): boolean | number | string[] {
-  const value = raw?.trim() ?? '';
-  if (value === '' || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  const entries = value
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    const [address, bits, extra] = entry.split('/');
-    const family = net.isIP(address ?? '');
-    const maxBits = family === 6 ? 128 : 32;
-    if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new Error(
-        `TRUST_PROXY must be true, false, a number of hops or a comma-separated list of addresses or CIDR ranges, got "${raw}"`,
-      );
-    }
-  }
-  return entries;
-}
-
-/** PUBLIC_URL makes the OAuth callback and the origin cookie-authenticated requests must come from. */
-function publicUrl(raw: string): string {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    /* not a URL */
-  }
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new Error(`PUBLIC_URL must be an http(s) URL such as https://gigs.example.com, got "${raw}"`);
-  return raw.replace(/\/$/, '');
-}
+type Read = <N extends SettingName>(name: N) => SettingValue<N>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env, 'PORT', 3000);
-  const host = env.HOST || '127.0.0.1';
-  const clientId = env.GITHUB_CLIENT_ID;
-  const clientSecret = env.GITHUB_CLIENT_SECRET;
-  if (Boolean(clientId) !== Boolean(clientSecret)) {
-    throw new Error('GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET must be set together');
-  }
-  const llmSettings = llm(env);
+  const read: Read = (name) => readSetting(env, name);
+  const port = read('PORT');
+  const host = read('HOST');
+  const client = githubClient(read);
+  const llmSettings = llm(read);
+  const nodeEnv = read('NODE_ENV');
   return {
     port,
     host,
-    publicUrl: publicUrl(env.PUBLIC_URL || `http://localhost:${port}`),
-    nodeEnv: env.NODE_ENV || 'development',
-    dataDir: path.resolve(env.DATA_DIR || 'data'),
-    pgliteSharedBuffers: memorySize(env, 'PGLITE_SHARED_BUFFERS', DEFAULT_PGLITE_SHARED_BUFFERS),
-    databaseUrl: env.DATABASE_URL || undefined,
+    // Unset, this port's URL on localhost, checked as a set one is.
+    publicUrl: readSetting({ PUBLIC_URL: env.PUBLIC_URL || `http://localhost:${port}` }, 'PUBLIC_URL')!.replace(/\/$/, ''),
+    nodeEnv,
+    dataDir: path.resolve(read('DATA_DIR')),
+    pgliteSharedBuffers: read('PGLITE_SHARED_BUFFERS'),
+    databaseUrl: read('DATABASE_URL'),
     databaseTimeLimits: {
-      statementTimeoutMs: durationMs(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000),
-      idleInTransactionTimeoutMs: durationMs(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000),
+      statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT_MS'),
+      idleInTransactionTimeoutMs: read('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'),
     },
-    sessionSecret: env.SESSION_SECRET || undefined,
-    sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30),
-    github:
-      clientId && clientSecret
-        ? {
-            clientId,
-            clientSecret,
-            authorizeUrl: env.GITHUB_AUTHORIZE_URL || 'https://github.com/login/oauth/authorize',
-            tokenUrl: env.GITHUB_TOKEN_URL || 'https://github.com/login/oauth/access_token',
-            apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, ''),
-            timeoutMs: positiveInt(env, 'GITHUB_TIMEOUT_MS', 10_000),
-          }
-        : undefined,
-    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
-    httpTimeouts: httpTimeouts(env, llmSettings),
-    trustProxy: trustProxy(env.TRUST_PROXY),
-    logLevel: env.LOG_LEVEL || 'info',
-    payments: payments(env),
-    contractApprovalTtlMs: duration(env, 'CONTRACT_APPROVAL_TTL', '48h'),
-    payoutDaySeconds: int(env, 'PAYOUT_DAY_SECONDS', 86_400),
-    idempotencyLockSeconds: Math.max(1, Math.round(duration(env, 'IDEMPOTENCY_LOCK_TIMEOUT', '120') / 1000)),
-    embeddings: embeddings(env),
+    sessionSecret: read('SESSION_SECRET'),
+    sessionTtlDays: read('SESSION_TTL_DAYS'),
+    github: client && github(read, client),
+    bodyLimitBytes: read('BODY_LIMIT_BYTES'),
+    httpTimeouts: httpTimeouts(read, llmSettings),
+    trustProxy: read('TRUST_PROXY'),
+    logLevel: read('LOG_LEVEL'),
+    payments: payments(read),
+    contractApprovalTtlMs: read('CONTRACT_APPROVAL_TTL'),
+    payoutDaySeconds: read('PAYOUT_DAY_SECONDS'),
+    idempotencyLockSeconds: Math.max(1, Math.round(read('IDEMPOTENCY_LOCK_TIMEOUT') / 1000)),
+    embeddings: embeddings(read),
     llm: llmSettings,
-    sourcesFile: sourcesFile(env),
-    rateLimit: rateLimit(env),
-    redisUrl: redisUrl(env.REDIS_URL),
-    devSignInUnsafeAllowRemote: flag(env, 'DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
-    webhooksAllowPrivateUrls: allowPrivateUrls(env, 'WEBHOOKS_ALLOW_PRIVATE_URLS', 'users could make the server reach its own network'),
-    sourcesAllowPrivateUrls: allowPrivateUrls(
-      env,
+    sourcesFile: read('SOURCES_FILE') ?? defaultSourcesFile(nodeEnv),
+    rateLimit: rateLimit(read),
+    redisUrl: read('REDIS_URL'),
+    devSignInUnsafeAllowRemote: read('DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
+    webhooksAllowPrivateUrls: notInProduction(read, 'WEBHOOKS_ALLOW_PRIVATE_URLS', 'users could make the server reach its own network'),
+    sourcesAllowPrivateUrls: notInProduction(
+      read,
       'SOURCES_ALLOW_PRIVATE_URLS',
       'the server would read feeds from its own network; feeds in production are public',
     ),
-    webhookRetryScale: webhookRetryScale(env.WEBHOOK_RETRY_SCALE),
-    email: email(env),
-    approvalRemindersMs: approvalReminders(env),
-    emailRetryDelayMs: duration(env, 'EMAIL_RETRY_DELAY', '1m'),
+    webhookRetryScale: read('WEBHOOK_RETRY_SCALE'),
+    email: email(read),
+    approvalRemindersMs: read('APPROVAL_REMINDERS'),
+    emailRetryDelayMs: read('EMAIL_RETRY_DELAY'),
   };
 }
 
-/** APPROVAL_REMINDERS: comma-separated durations before the approval deadline (`24h,1h`); `off` for none. */
-function approvalReminders(env: NodeJS.ProcessEnv): number[] {
-  const raw = (env.APPROVAL_REMINDERS ?? '').trim();
-  if (raw === 'off') return [];
-  const parts = (raw || '24h,1h')
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  if (parts.length > 5) throw new Error(`APPROVAL_REMINDERS takes at most 5 durations, got "${raw}"`);
-  const values = parts.map((p) => duration({ APPROVAL_REMINDERS: p }, 'APPROVAL_REMINDERS', p));
-  if (values.some((v) => v < 1000)) throw new Error(`APPROVAL_REMINDERS must be durations of at least 1s, like 24h,1h, got "${raw}"`);
-  return [...new Set(values)].sort((a, b) => b - a);
+/** GitHub sign-in is on when both the client id and secret are set. */
+function githubClient(read: Read): { clientId: string; clientSecret: string } | undefined {
+  const clientId = read('GITHUB_CLIENT_ID');
+  const clientSecret = read('GITHUB_CLIENT_SECRET');
+  if (Boolean(clientId) !== Boolean(clientSecret)) throw new Error('GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET must be set together');
+  return clientId && clientSecret ? { clientId, clientSecret } : undefined;
 }
 
-function webhookRetryScale(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 1;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0 || value > 1)
-    throw new Error(`WEBHOOK_RETRY_SCALE must be a number above 0, at most 1, got "${raw}"`);
-  return value;
+/** The rest of GITHUB_*, read only when sign-in is on. */
+function github(read: Read, client: { clientId: string; clientSecret: string }): Config['github'] {
+  return {
+    ...client,
+    authorizeUrl: read('GITHUB_AUTHORIZE_URL'),
+    tokenUrl: read('GITHUB_TOKEN_URL'),
+    apiUrl: read('GITHUB_API_URL').replace(/\/$/, ''),
+    timeoutMs: read('GITHUB_TIMEOUT_MS'),
+  };
+}
+
+function httpTimeouts(read: Read, llmSettings: LlmSettings | undefined): HttpTimeouts {
+  const timeouts = {
+    requestMs: read('HTTP_REQUEST_TIMEOUT_MS'),
+    connectionMs: read('HTTP_CONNECTION_TIMEOUT_MS'),
+    keepAliveMs: read('HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+  };
+  // The connection of a recommendation is silent while the model thinks.
+  if (llmSettings && llmSettings.timeoutMs >= timeouts.connectionMs) {
+    throw new Error(
+      `HTTP_CONNECTION_TIMEOUT_MS (${timeouts.connectionMs}) must be longer than LLM_TIMEOUT_MS (${llmSettings.timeoutMs}): a recommendation's connection is silent while the model answers`,
+    );
+  }
+  return timeouts;
+}
+
+/** RATE_LIMIT=off turns rate limits off; otherwise the limits, counted per RATE_LIMIT_WINDOW. */
+function rateLimit(read: Read): RateLimitSettings | undefined {
+  if (!read('RATE_LIMIT')) return undefined;
+  const windowMs = read('RATE_LIMIT_WINDOW');
+  return {
+    perCredential: read('RATE_LIMIT_PER_MINUTE'),
+    anonymous: read('RATE_LIMIT_ANONYMOUS_PER_MINUTE'),
+    windowMs,
+    keyPrefix: read('RATE_LIMIT_PREFIX'),
+  };
+}
+
+/** Email is on when SMTP_URL is set; it then needs MAIL_FROM. No message ever shows the password. */
+function email(read: Read): EmailSettings | undefined {
+  const server = read('SMTP_URL');
+  if (!server) return undefined;
+  const from = read('MAIL_FROM');
+  if (!from) throw new Error('MAIL_FROM is required when SMTP_URL is set: the sender, such as "gigmarket <noreply@example.com>"');
+  const { host, port, secure, auth } = server;
+  return {
+    host,
+    port,
+    secure,
+    requireTls: !secure && Boolean(auth) && !isLoopbackHost(host),
+    auth,
+    from,
+    timeoutMs: read('SMTP_TIMEOUT_MS'),
+  };
+}
+
+/** stripe when STRIPE_SECRET_KEY is set, else the local sandbox; the rest of STRIPE_* only with the key. */
+function payments(read: Read): PaymentsConfig {
+  const secretKey = read('STRIPE_SECRET_KEY');
+  const webhookSecrets = read('STRIPE_WEBHOOK_SECRET');
+  if (!secretKey) {
+    // A webhook secret without a key means a half-configured Stripe: refuse rather than run the sandbox.
+    if (webhookSecrets.length) throw new Error('STRIPE_WEBHOOK_SECRET is set but STRIPE_SECRET_KEY is not');
+    return { provider: 'sandbox', stripe: undefined };
+  }
+  if (!webhookSecrets.length) throw new Error('STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set');
+  return {
+    provider: 'stripe',
+    stripe: {
+      secretKey,
+      webhookSecrets,
+      api: read('STRIPE_API_BASE'),
+      timeoutMs: read('STRIPE_TIMEOUT_MS'),
+      maxNetworkRetries: read('STRIPE_MAX_NETWORK_RETRIES'),
+    },
+  };
+}
+
+/** Semantic search is on when EMBEDDINGS_URL is set (docs/architecture.md §8). */
+function embeddings(read: Read): EmbeddingsSettings | undefined {
+  const base = read('EMBEDDINGS_URL');
+  if (!base) return undefined;
+  return {
+    url: base.replace(/\/+$/, ''),
+    model: read('EMBEDDINGS_MODEL'),
+    apiKey: read('EMBEDDINGS_API_KEY'),
+    timeoutMs: read('EMBEDDINGS_TIMEOUT_MS'),
+  };
+}
+
+/** Dispute recommendations are on when LLM_URL is set; without it they answer 503 (never a made-up one). */
+function llm(read: Read): LlmSettings | undefined {
+  const base = read('LLM_URL');
+  if (!base) return undefined;
+  const timeoutMs = read('LLM_TIMEOUT_MS');
+  return { url: base.replace(/\/+$/, ''), model: read('LLM_MODEL'), apiKey: read('LLM_API_KEY'), timeoutMs };
 }
 
 /**
@@ -518,36 +568,17 @@ function webhookRetryScale(raw: string | undefined): number {
  * be on this machine and its networks (src/outbound/guard.ts). In production that would let a URL
  * make the server reach its own network, so it is refused there.
  */
-function allowPrivateUrls(env: NodeJS.ProcessEnv, name: string, danger: string): boolean {
-  const allow = flag(env, name);
-  if (allow && (env.NODE_ENV || 'development') === 'production') {
-    throw new Error(`${name} must not be true when NODE_ENV=production: ${danger}`);
-  }
+function notInProduction(read: Read, name: 'WEBHOOKS_ALLOW_PRIVATE_URLS' | 'SOURCES_ALLOW_PRIVATE_URLS', danger: string): boolean {
+  const allow = read(name);
+  if (allow && read('NODE_ENV') === 'production') throw new Error(`${name} must not be true when NODE_ENV=production: ${danger}`);
   return allow;
 }
 
-/**
- * SOURCES_FILE when set (it must exist), else ./sources.json when it exists. Tests (NODE_ENV=test)
- * never pick up the default, so an operator's file cannot make them reach the network.
- */
-function sourcesFile(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = env.SOURCES_FILE;
-  if (raw) {
-    const file = path.resolve(raw);
-    if (!fs.existsSync(file)) throw new Error(`SOURCES_FILE points to "${file}", which does not exist`);
-    return file;
-  }
-  if ((env.NODE_ENV || 'development') === 'test') return undefined;
+/** Without SOURCES_FILE, ./sources.json when it exists; never in tests, so an operator's file cannot make them reach the network. */
+function defaultSourcesFile(nodeEnv: string): string | undefined {
+  if (nodeEnv === 'test') return undefined;
   const fallback = path.resolve('sources.json');
   return fs.existsSync(fallback) ? fallback : undefined;
-}
-
-/** `true`/`1` or `false`/`0`/unset; anything else is a mistake worth stopping for. */
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '' || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new Error(`${name} must be true or false, got "${env[name]}"`);
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);

@@ -1,7 +1,9 @@
 // Named places where a test may have this process die (SIGKILL, as a power cut or the OOM killer
 // would), to prove that a retry after a crash at that exact place has one effect. Off unless
 // GIGMARKET_CRASH_AT names the place, and never in production.
-const armed = process.env.NODE_ENV === 'production' ? undefined : process.env.GIGMARKET_CRASH_AT;
+import { readSetting } from './config.ts';
+
+const armed = readSetting(process.env, 'NODE_ENV') === 'production' ? undefined : readSetting(process.env, 'GIGMARKET_CRASH_AT');
 
 export type CrashPoint =
   /** An outside call answered; its result is not recorded yet. */

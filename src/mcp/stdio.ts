@@ -35,8 +35,9 @@ function httpCaller(baseUrl: string, apiKey: string): CallApi {
   };
 }
 
-function setting(name: string): string {
-  const value = process.env[name]?.trim();
+/** A required setting (declared, with the server's, in src/config.ts's SETTINGS). */
+function setting(name: string, raw: string | undefined): string {
+  const value = raw?.trim();
   if (!value) {
     process.stderr.write(
       `gigmarket MCP (stdio): set ${name} (GIGMARKET_URL: the server, e.g. http://localhost:3000; GIGMARKET_API_KEY: your key)\n`,
@@ -47,8 +48,8 @@ function setting(name: string): string {
 }
 
 async function main(): Promise<void> {
-  const baseUrl = setting('GIGMARKET_URL').replace(/\/+$/, '');
-  const apiKey = setting('GIGMARKET_API_KEY');
+  const baseUrl = setting('GIGMARKET_URL', process.env.GIGMARKET_URL).replace(/\/+$/, '');
+  const apiKey = setting('GIGMARKET_API_KEY', process.env.GIGMARKET_API_KEY);
   const spec = loadSpec();
   const call = httpCaller(baseUrl, apiKey);
   const mcp = await createMcpServer({ tools: toolDefinitions(spec), publicUrl: baseUrl, version: spec.info.version, callerOf: () => call });
