@@ -32,7 +32,7 @@ const FORBIDDEN: { pattern: RegExp; why: string }[] = [
 ];
 
 /** The tracked .ts files under the app's folders (every .ts file there when `root` is not a git checkout). */
-function appFiles(root: string): string[] {
+export function appFiles(root: string): string[] {
   try {
     const out = execFileSync('git', ['ls-files', '-z', '--', ...APP_DIRS], {
       cwd: root,
