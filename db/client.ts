@@ -42,7 +42,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       max: options.max ?? 10,
       onnotice: () => {},
       // JIT off: it compiles a query whose estimated cost passes jit_above_cost, which an API's
-      // short queries never repay (a discovery search at 1,000,000 gigs spent 700 of 750 ms on it).
+      // short queries never repay (a discovery search over many gigs spent most of its time on it).
       // The time limits: a runaway statement, or a transaction its caller forgot, ends instead of
       // holding a connection and its locks for good.
       connection: {

@@ -7,10 +7,10 @@
 // first alternates too), ROUNDS times: requests per second, the serving process's CPU time per
 // request and its main thread's (Linux; the event loop, which decides the requests per second once
 // it is saturated), p50 and p99 latency, errors and non-2xx answers, and the ratios of the pipeline
-// to the bare route in each round; then each ratio's median and range over the rounds. On this
-// repository's 2-core VM even the CPU time per request of one unchanged server moved by 1.5x from
-// one run of a few seconds to the next, so many short rounds and their median say more than a few
-// long ones. Figures to read, never assertions.
+// to the bare route in each round; then each ratio's median and range over the rounds. On a small
+// shared machine even the CPU time per request of one unchanged server moves a lot from one run
+// of a few seconds to the next, so many short rounds and their median say more than a few long
+// ones. Figures to read, never assertions.
 //   BENCH_CONNECTIONS (50), BENCH_DURATION_S (4), BENCH_ROUNDS (6), BENCH_PATH (the gig read),
 //   BENCH_CPU_PROF=1: the server and the bare route write CPU profiles (node --cpu-prof) into
 //   ./profiles/ (the bare route's named bare-*.cpuprofile), to compare where each spends its time;

@@ -1,13 +1,13 @@
 // The server as `npm start` runs it: its own TypeScript (src/, handlers/, db/, jobs/) bundled by
 // esbuild into dist/server.js, packages left to node_modules. Run from source instead, Node strips
 // every file's types at start with amaro (swc built to WebAssembly), and amaro then stays in the
-// process: about 15 MB resident for its whole life, and part of every cold start. The tests, the CLI
-// and the scripts still run the sources directly.
+// process: resident for its whole life, and part of every cold start (docs/performance.md). The
+// tests, the CLI and the scripts still run the sources directly.
 //
 // - One file, no code splitting: what the sources load late must `import()` the package itself
 //   (as src/mcp/server.ts does the MCP SDK), since a package a bundled module imports statically
 //   loads with the bundle. Splitting would keep such modules apart, but with it the process held
-//   ~50 MB more resident at idle (`npm run bench:start`, 2026-11-26), for reasons not pinned down.
+//   more resident at idle (`npm run bench:start`), for reasons not pinned down.
 // - The bundle is written beside its final name and renamed into place, so a server starting
 //   meanwhile reads the old build or the new one, never half of one.
 import fs from 'node:fs';
@@ -30,9 +30,9 @@ export function serverBundleState(root = PROJECT_ROOT): 'missing' | 'stale' | 'c
 
 /**
  * Packages bundled with our code rather than loaded from node_modules. drizzle-orm: its package.json
- * is 179 KB of `exports`, and Node parses it again for each of the ~110 modules of drizzle it
- * loads (to learn each file's module format): ~170 MB of garbage at start, after which V8 kept
- * ~55 MB of emptied heap pages in its pool, resident for good (`node --trace-gc`: "pooled: 55 MB").
+ * is a large `exports` map, and Node parses it again for each module of drizzle it loads (to learn
+ * each file's module format): much garbage at start, after which V8 kept the emptied heap pages in
+ * its pool, resident for good (`node --trace-gc` shows them pooled; docs/performance.md, Memory).
  */
 const BUNDLED_PACKAGES = new Set(['drizzle-orm']);
 

@@ -12,7 +12,7 @@ import type { FeedbackSignal } from '../schema/column-values.ts';
  * Every tag on an open gig: the words q can name as skills. Read from open_gig_tags (migration
  * 0014) one tag at a time, each the next above the last in its index (a skip scan: one probe per
  * distinct tag), where `select distinct unnest(tags)` over the open gigs read every one of them
- * (0.9-1.4 s at 1,000,000 gigs).
+ * (docs/performance.md, Discovery search).
  */
 export async function openGigTags(db: Executor): Promise<string[]> {
   const rows = await rowsOf<{ tag: string }>(

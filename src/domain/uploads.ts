@@ -62,7 +62,7 @@ export async function inspectUpload(bytes: Uint8Array): Promise<UploadContentTyp
   // The HTTP layer stops reading past the limit (src/http/uploads.ts); this holds for any caller.
   if (bytes.length > UPLOAD_MAX_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE', `a file may be at most ${UPLOAD_MAX_BYTES} bytes (5 MB)`);
   if (bytes.length === 0) throw unsupported('the file is empty');
-  // Loaded on the first upload: most processes never read one (about 1.6 MB of heap).
+  // Loaded on the first upload: most processes never read one, and need not hold the parser's heap.
   const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(bytes);
   const type = UPLOAD_CONTENT_TYPES.find((t) => t === detected?.mime);

@@ -1,7 +1,8 @@
 // `/docs`: the API reference page (Scalar's Fastify plugin, reading /openapi.json).
 //
-// The plugin carries Scalar's whole browser bundle as one string literal: importing it holds ~12 MB
-// of heap (and its 4 MB source) in every process, most of which never serve the page. So it is
+// The plugin carries Scalar's whole browser bundle as one string literal: importing it holds it,
+// and much heap besides, in every process, most of which never serve the page (docs/performance.md,
+// Memory). So it is
 // imported on the first request under /docs, into a Fastify instance of its own, and our routes
 // hand each request to it in-process (inject). The app's hooks (security headers, logging, the
 // request id) run on our routes as for any other.

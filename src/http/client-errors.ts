@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { envelope } from '../errors.ts';
 
 // Required, not imported: an ES import of node:http builds its namespace from every export, and
-// reading the lazy WebSocket ones loads Node's bundled undici (~1 MB of heap) in every process.
+// reading the lazy WebSocket ones loads Node's bundled undici, and its heap, in every process.
 const http = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 interface ClientError extends Error {

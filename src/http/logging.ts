@@ -31,7 +31,7 @@ export function loggerOptions(level: string) {
     // No `redact`: a request reaches a line only through the `req` serializer below, which pino
     // applies to every `req` key and which writes no headers, so paths such as
     // req.headers.authorization cannot exist. Redaction still parsed its paths and walked each
-    // line's object, ~1.9 KB allocated per request (bench:pipeline). tests/server-process.test.ts
+    // line's object, allocating on every request (bench:pipeline). tests/server-process.test.ts
     // holds the log to containing no credential.
     serializers: {
       // Fastify's own request serializer, with the URL's secrets taken out.
@@ -60,13 +60,12 @@ const LOG_BATCH_CHARS = 64 * 1024;
  * pino.destination(), which would flush synchronously on exit and hang there instead.
  *
  * Lines are gathered and go out together, at most LOG_WRITE_INTERVAL_MS after the first of them
- * (or at once past LOG_BATCH_CHARS). Each write is a hand-off to the thread pool and back: on our
- * 2-core VM a one-line write cost 16 µs of CPU, all threads counted, 2.4 µs a line in writes of
- * five and 1.0 in writes of twenty; line by line, that was the access log's largest cost under
- * load. Gathering
- * only the lines of one event-loop turn still wrote one batch per few requests. The price: a line
- * reaches the log up to 20 ms late, and a process killed outright (SIGKILL) loses those 20 ms;
- * every other way out (signals, a crash) flushes first (src/server.ts).
+ * (or at once past LOG_BATCH_CHARS). Each write is a hand-off to the thread pool and back, whose
+ * CPU cost a batch of lines shares; line by line, that was the access log's largest cost under
+ * load (docs/performance.md, Request pipeline). Gathering only the lines of one event-loop turn
+ * still wrote one batch per few requests. The price: a line reaches the log up to 20 ms late, and
+ * a process killed outright (SIGKILL) loses those 20 ms; every other way out (signals, a crash)
+ * flushes first (src/server.ts).
  */
 export class LogDestination {
   readonly #out: SonicBoom;
@@ -115,8 +114,8 @@ export function createLogDestination(): LogDestination {
   // Opening process.stdout makes a pipe or socket on fd 1 non-blocking (libuv's pipe handle does so
   // on Linux): a write to a full pipe then fails with EAGAIN, which sonic-boom retries later. On a
   // blocking fd the write would hold a thread-pool thread for good, and the process's exit, which
-  // waits for that thread, would never come. Until 2026-11-26 a package loaded at start opened it
-  // by accident; tests/server-process.test.ts ("a full pipe") holds this.
+  // waits for that thread, would never come. A package loaded at start used to open it by
+  // accident; tests/server-process.test.ts ("a full pipe") holds this now that none does.
   void process.stdout;
   const out = new SonicBoomStream({ fd: 1, sync: false, minLength: 0, maxLength: 16 * 1024 * 1024 });
   // The reader closed its end (EPIPE): the server goes on serving; its log lines have nowhere to go.

@@ -9,7 +9,7 @@
 //
 // These replace @fastify/rate-limit, whose limiter took a key generator, a max function and a
 // promise per call and counted a request of cost N as N increments: the two limiter calls of an
-// authenticated request allocated ~7 KB, 17% of everything the request allocated (bench:pipeline).
+// authenticated request allocated a large share of everything the request allocated (bench:pipeline).
 import type { Redis } from 'ioredis';
 
 export interface Count {

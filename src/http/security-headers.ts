@@ -7,9 +7,9 @@
 // own: the server-rendered pages (src/auth/html.ts) a nonce-based one, the dashboard
 // (src/dashboard/serve.ts) and the API reference at /docs (src/http/api-reference.ts) theirs.
 //
-// Until 2026-11-27 every JSON response carried the documents' set too: 11 headers where 4 do the
-// work, each validated, formatted and written by Node (a gig read allocates 2.2 KB less without
-// the seven; its CPU time moved less than bench:ab's noise, 0.96x-0.97x the requests/s).
+// JSON responses used to carry the documents' set too: 11 headers where 4 do the work, each
+// validated, formatted and written by Node, allocating on every gig read for headers no client
+// acts on (docs/performance.md, Request pipeline).
 //
 // The headers are computed once at start-up and set in one step of the request id's hook
 // (src/app.ts): a middleware that rebuilt them for each request cost a few percent of every

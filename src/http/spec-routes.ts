@@ -53,7 +53,7 @@ type ResponseSchemas = Record<string, { content?: Record<string, { schema?: unkn
 /**
  * A response that is JSON only is given to Fastify as its schema alone, by status, not by media
  * type: keyed by media type, Fastify parses the reply's Content-Type on every response to pick
- * the serializer (~1 µs of a gig read). The two responses with other media types (files) keep
+ * the serializer (a visible share of a gig read's time). The two responses with other media types (files) keep
  * their map.
  */
 function withJsonResponsesByStatus(route: SpecRoute): SpecRoute {

@@ -72,8 +72,8 @@ export interface JobSystem {
  * The queues and schedules the database already holds, read once at start, so that a start over
  * an existing database writes only what changed. Written anyway, each createQueue, updateQueue and
  * schedule is a statement of its own (createQueue a PL/pgSQL block), and schedule() first loads and
- * runs the cron parser: on the embedded database, 0.6-1.2 s of a 3.2-3.5 s cold start on a slow VM,
- * against 0.1-0.4 s when nothing changed (2026-11-27).
+ * runs the cron parser: on the embedded database, a large share of a cold start, where reading
+ * what is in place and writing nothing costs little (docs/performance.md, Cold start).
  */
 interface InPlace {
   queues: Map<string, QueueResult>;

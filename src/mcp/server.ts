@@ -3,7 +3,7 @@
 // is the API's. The tools' schemas are JSON Schema from openapi.yaml, so they are served through
 // the low-level handlers (McpServer.server): registerTool takes zod schemas, which would be a copy.
 //
-// The SDK (and zod under it, ~10 MB of heap) is imported when the first MCP server is made, not
+// The SDK (and zod under it, much heap: docs/performance.md, Memory) is imported when the first MCP server is made, not
 // when this module loads: most processes never serve an MCP client. An import() of a package
 // stays an import() in the server's bundle too (scripts/server-bundle.ts), where a static one
 // would load with everything else.

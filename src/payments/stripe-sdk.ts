@@ -1,7 +1,7 @@
 // The stripe-node SDK, loaded on first use: by the Stripe provider when it is created (only with
 // STRIPE_SECRET_KEY), by the sandbox only when a signed webhook reaches it (tests, local scripts).
-// Imported at start-up it cost the server ~6 MB of heap and, through its fetch client, Node's
-// bundled undici (docs/performance.md, Memory). require(), not import(): webhook parsing is
+// Imported at start-up it cost the server heap and, through its fetch client, Node's bundled
+// undici (docs/performance.md, Memory). require(), not import(): webhook parsing is
 // synchronous (PaymentProvider.parseWebhook), and the CommonJS build is the same SDK.
 import { createRequire } from 'node:module';
 import type Stripe from 'stripe';

@@ -1,9 +1,9 @@
 // Timestamps as the API writes them: ISO 8601 in UTC with milliseconds, character for character
 // what Date.prototype.toISOString gives. V8's toISOString is a C++ builtin that formats through
-// snprintf: 0.6 µs a call on the 2-core VM (2026-11-27), three per gig, sixty per page of search
-// results. Arithmetic gives the same string in ~0.2 µs, and String.fromCharCode makes it one flat
-// string of 24 characters: a template literal of the pieces was as fast but left a rope of ten
-// strings to flatten, 470 bytes allocated per timestamp against toISOString's 40 (this: 56).
+// snprintf, called three times per gig, sixty per page of search results. Arithmetic gives the
+// same string in a fraction of its time, and String.fromCharCode makes it one flat string of 24
+// characters: a template literal of the pieces was as fast but left a rope of ten strings to
+// flatten, allocating many times more (docs/performance.md, Request pipeline).
 // tests/timestamps.test.ts holds the two equal over the years this formats itself.
 
 const DAY_MS = 86_400_000;
@@ -18,7 +18,7 @@ const COLON = 58;
 const tens = (n: number) => ZERO + (((n / 10) | 0) % 10);
 const ones = (n: number) => ZERO + (n % 10);
 
-/** `2026-11-27T18:32:01.123Z` for a time in milliseconds since the epoch. */
+/** `YYYY-MM-DDTHH:mm:ss.sssZ` for a time in milliseconds since the epoch. */
 export function isoTimestampOfMs(ms: number): string {
   // Six-digit years and the invalid date (toISOString's RangeError) stay with the builtin.
   if (!(ms >= FIRST_MS && ms < END_MS)) return new Date(ms).toISOString();

@@ -8,7 +8,7 @@ export type XmlNode = Record<string, unknown>;
 type Fxp = typeof import('fast-xml-parser');
 let xml: { parser: InstanceType<Fxp['XMLParser']>; validator: Fxp['XMLValidator'] } | undefined;
 
-/** The parser, loaded on the first feed read: a server that syncs no XML source never holds it (about 1.5 MB of heap). */
+/** The parser, loaded on the first feed read: a server that syncs no XML source never holds it, nor its heap. */
 function loadXml(): NonNullable<typeof xml> {
   if (xml) return xml;
   const { XMLParser, XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as Fxp;

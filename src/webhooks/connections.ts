@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { Agent } from 'undici';
 
-/** undici (~6 MB of heap) is imported with the first delivery rather than by every process at start. */
+/** undici (heap every process would hold: docs/performance.md, Memory) is imported with the first delivery rather than at start. */
 let undici: Promise<typeof import('undici')> | undefined;
 export const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'));
 
