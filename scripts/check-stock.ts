@@ -31,24 +31,28 @@ const FORBIDDEN: { pattern: RegExp; why: string }[] = [
   { pattern: /['"`][^'"`]*node_modules\//, why: "a path into node_modules: a package's files beyond its exports" },
 ];
 
-/** The tracked .ts files under the app's folders (every .ts file there when `root` is not a git checkout). */
-export function appFiles(root: string): string[] {
+/**
+ * The tracked files under `dirs` (the app's folders unless given) whose names end with one of
+ * `extensions` (.ts unless given); every such file there when `root` is not a git checkout.
+ */
+export function appFiles(root: string, dirs: readonly string[] = APP_DIRS, extensions: readonly string[] = ['.ts']): string[] {
+  const wanted = (file: string) => extensions.some((e) => file.endsWith(e));
   try {
-    const out = execFileSync('git', ['ls-files', '-z', '--', ...APP_DIRS], {
+    const out = execFileSync('git', ['ls-files', '-z', '--', ...dirs], {
       cwd: root,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    return out.split('\0').filter((f) => f.endsWith('.ts'));
+    return out.split('\0').filter(wanted);
   } catch {
     const walk = (dir: string): string[] =>
       fs.existsSync(path.join(root, dir))
         ? fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
             const rel = path.join(dir, e.name);
-            return e.isDirectory() ? walk(rel) : e.name.endsWith('.ts') ? [rel] : [];
+            return e.isDirectory() ? walk(rel) : wanted(e.name) ? [rel] : [];
           })
         : [];
-    return APP_DIRS.flatMap(walk);
+    return dirs.flatMap(walk);
   }
 }
 

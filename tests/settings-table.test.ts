@@ -1,12 +1,14 @@
 // `npm run check:settings` (scripts/settings-table.ts): docs/guide/settings.md shows the settings
 // src/config.ts declares, and the app's code reads no variable it does not declare; a doc or a
-// read that drifts from the declaration fails the check, naming what differs.
+// read that drifts from the declaration fails the check, naming what differs. Beside it in CI,
+// `npm run check:comments` (scripts/check-comments.ts): no comment of the code carries a date.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, SETTINGS } from '../src/config.ts';
+import { datedComments } from '../scripts/check-comments.ts';
 import { renderSettings, SETTINGS_DOC, settingsDocDifference, undeclaredEnvReads } from '../scripts/settings-table.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -86,6 +88,41 @@ describe('check:settings', () => {
       'src/reader.ts:2: reads SECRET_SAUCE from process.env, which SETTINGS in src/config.ts does not declare',
       'src/reader.ts:3: reads OTHER from process.env, which SETTINGS in src/config.ts does not declare',
       'src/reader.ts:4: reads process.env[name], a name no settings table can show',
+    ]);
+  });
+});
+
+describe('check:comments', () => {
+  it('passes this checkout', () => {
+    expect(datedComments(ROOT)).toEqual([]);
+  });
+
+  it('names each comment with a date, and leaves dates in code alone', () => {
+    const root = tempDir();
+    const files: Record<string, string> = {
+      'src/a.ts': [
+        "export const version = '2022-11-28'; // the API version: code, not a date in a comment",
+        `export const url = \`http://x//2026-01-01/\${version}\`; // a date in a string after //: still code`,
+        '/**',
+        ' * Measured 3 ms on 2026-11-27.',
+        ' */',
+        'export const z = 2; // until 2026-11-26T10:00:00Z it was 3',
+        '',
+      ].join('\n'),
+      'web/src/b.tsx': 'export const B = () => <p>Due 2026-12-01 {/* shown since 2026-11-20 */}</p>;\n',
+      'web/src/c.css': '/* tuned 2026-11-25 */\np { margin: 0; }\n',
+      'src/generated/api.d.ts': '/** @example 2026-11-21T12:00:00.000Z */\n',
+      'tests/d.test.ts': '// 2026-11-21: tests are not checked\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      fs.writeFileSync(path.join(root, file), text);
+    }
+    expect(datedComments(root).sort()).toEqual([
+      'src/a.ts:4: * Measured 3 ms on 2026-11-27.',
+      'src/a.ts:6: export const z = 2; // until 2026-11-26T10:00:00Z it was 3',
+      'web/src/b.tsx:1: export const B = () => <p>Due 2026-12-01 {/* shown since 2026-11-20 */}</p>;',
+      'web/src/c.css:1: /* tuned 2026-11-25 */',
     ]);
   });
 });
