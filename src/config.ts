@@ -66,7 +66,7 @@ export const SETTINGS = {
     // files stay in the operating system's page cache, so reads past the buffers cost a copy, not a disk read.
     ...memorySize('16MB'),
     description:
-      "Embedded PGlite's `shared_buffers` (`kB`, `MB` or `GB`, at least `128kB`). PGlite's own default, 128MB, costs about 120 MB more resident memory; raise it for a large embedded database read hard (see [Memory](../performance.md#memory-benchstart) in the performance log).",
+      "Embedded PGlite's `shared_buffers` (`kB`, `MB` or `GB`, at least `128kB`). PGlite's own default, 128MB, costs about 120 MB more resident memory; raise it for a large embedded database read hard (see [Memory](../performance.md#memory-benchstart) in docs/performance.md).",
   },
   DATABASE_URL: {
     ...optionalText(),
