@@ -219,6 +219,11 @@ export const SETTINGS = {
     ...flag(),
     description: `\`true\` lets webhooks go to loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT addresses, for local development and tests; never link-local (cloud metadata). Refused when \`NODE_ENV=production\`. See [Webhooks](${README}#webhooks).`,
   },
+  WEBHOOK_LOOKUP_TIMEOUT_MS: {
+    ...integer(5_000, MUST_BE_AT_LEAST_1),
+    description:
+      "The longest wait for the DNS answer of a webhook endpoint's host: when the endpoint is registered (past it, `400 VALIDATION_FAILED` on `url`), and before every delivery and test delivery (past it, the attempt fails and is retried). The host is the endpoint owner's choice, and so is its DNS server.",
+  },
   WEBHOOK_RETRY_SCALE: {
     ...fraction(1),
     description: `Multiplies the webhook retry schedule and the 5 days after which a failing endpoint is disabled (above 0, at most 1): \`0.001\` turns 5 min into 0.3 s and 5 days into 7 min, for tests and demos. A receiver's \`Retry-After\` is honoured as it is. See [Webhooks](${README}#webhooks).`,
@@ -328,6 +333,8 @@ export interface Config {
    * endpoint is disabled (default 1; e.g. 0.001 turns 5 min into 0.3 s, for tests and demos).
    */
   webhookRetryScale: number;
+  /** WEBHOOK_LOOKUP_TIMEOUT_MS: the longest wait for the DNS answer of a webhook endpoint's host. */
+  webhookLookupTimeoutMs: number;
   /** SMTP_URL, MAIL_FROM, SMTP_TIMEOUT_MS: how notification emails go out; undefined means email is off. */
   email: EmailSettings | undefined;
   /** APPROVAL_REMINDERS: how long before a contract's approval deadline its owners are reminded, largest first (ms). */
@@ -451,6 +458,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'the server would read feeds from its own network; feeds in production are public',
     ),
     webhookRetryScale: read('WEBHOOK_RETRY_SCALE'),
+    webhookLookupTimeoutMs: read('WEBHOOK_LOOKUP_TIMEOUT_MS'),
     email: email(read),
     approvalRemindersMs: read('APPROVAL_REMINDERS'),
     emailRetryDelayMs: read('EMAIL_RETRY_DELAY'),

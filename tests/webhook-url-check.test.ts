@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { ApiError } from '../src/errors.ts';
+import { urlOptions } from '../src/services/webhook-delivery.ts';
 import { checkWebhookUrl, type ResolveHost, WebhookUrlError } from '../src/webhooks/safe-delivery.ts';
 
 const strict = { allowPrivate: false, requireHttps: false };
@@ -186,6 +187,18 @@ describe('checkWebhookUrl: a lookup that never answers', () => {
     const slow: ResolveHost = (host) => new Promise((resolve) => setTimeout(() => resolvingTo('93.184.215.14')(host).then(resolve), 100));
     const checked = await checkWebhookUrl('https://slow.example.com/', { ...strict, resolveHost: slow, lookupTimeoutMs: 1000 });
     expect(checked.addresses).toEqual([{ address: '93.184.215.14', family: 4 }]);
+  });
+});
+
+describe('WEBHOOK_LOOKUP_TIMEOUT_MS', () => {
+  const never: ResolveHost = () => new Promise(() => {});
+
+  it('is how long the webhook URL check waits for DNS: 5 s unless set', async () => {
+    expect(urlOptions(loadConfig({ NODE_ENV: 'test' })).lookupTimeoutMs).toBe(5000);
+    const options = urlOptions(loadConfig({ NODE_ENV: 'test', WEBHOOK_LOOKUP_TIMEOUT_MS: '250' }));
+    const error = await refusal('https://stuck.example.com/', { ...options, resolveHost: never });
+    expect(error.message).toBe('host stuck.example.com did not resolve within 250 ms');
+    expect(() => loadConfig({ NODE_ENV: 'test', WEBHOOK_LOOKUP_TIMEOUT_MS: '0' })).toThrow(/WEBHOOK_LOOKUP_TIMEOUT_MS/);
   });
 });
 
