@@ -53,6 +53,7 @@ const MAX_RETRY_AFTER_SECONDS = 36_000;
 export const urlOptions = (config: Settings['config']) => ({
   allowPrivate: config.webhooksAllowPrivateUrls,
   requireHttps: config.nodeEnv === 'production',
+  nameAllowPrivateSetting: config.nodeEnv !== 'production',
 });
 
 /** The secrets that sign now: the current one, and the previous one during its overlap. */
