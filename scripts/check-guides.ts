@@ -36,7 +36,8 @@ export function expectedOutputs(file: string): Expected[] {
         expected.push(...expectedOutputs(path.join(root, sourced[1]!)));
         previous = 'other';
       } else if (line.startsWith('#')) {
-        const isOutput = (previous === 'command' || previous === 'output') && line.startsWith('# ');
+        // `#` alone shows an empty line of output.
+        const isOutput = (previous === 'command' || previous === 'output') && (line.startsWith('# ') || line === '#');
         if (isOutput) expected.push({ at: `${path.relative(root, file)}:${i + 1}`, text: line.slice(2) });
         previous = isOutput ? 'output' : 'other';
       } else {
