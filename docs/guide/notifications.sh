@@ -3,11 +3,13 @@
 # bash docs/guide/notifications.sh
 set -euo pipefail
 
-# Email goes to a local mail server that prints what it receives.
-SMTP_PORT=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+. docs/guide/throwaway-server.sh
+
+# Email goes to a local mail server that prints what it receives; then steps 1-6 of the lifecycle.
+SMTP_PORT=$(free_port)
+PORT=$SMTP_PORT node docs/guide/smtp-sink.mjs > $WORK/mail.log & SINK=$!
 export SMTP_URL=smtp://127.0.0.1:$SMTP_PORT MAIL_FROM="gigmarket <noreply@example.com>"
 . docs/guide/funded-contract.sh
-PORT=$SMTP_PORT node docs/guide/smtp-sink.mjs > $WORK/mail.log & SINK=$!
 
 # The worker's inbox holds what needed them so far, newest first.
 curl -s "$B/notifications/inbox/messages?unread=true" -H "authorization: Bearer $WORKER" | jq -c '.data[] | {title, link}'
