@@ -20,6 +20,25 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 type Api = ReturnType<typeof createClient<paths>>;
 
+/** What the agents agree, then what they agree again after the worker's revise (the page shows both). */
+const TERMS = {
+  rate_cents: 8000,
+  hours_per_week: 10,
+  start_date: '2026-12-01',
+  payout_delay_days: 3,
+  milestones: [
+    { title: 'Parser and tests', amount_cents: 120_000, due_date: '2026-12-15' },
+    { title: 'Docs and release', amount_cents: 30_000 },
+  ],
+};
+const REVISED_TERMS = {
+  rate_cents: 9000,
+  hours_per_week: 20,
+  start_date: '2027-01-04',
+  payout_delay_days: 5,
+  milestones: [{ title: 'All of it', amount_cents: 150_000 }],
+};
+
 /** The data of a response, or an error naming the call and the API's answer. */
 async function ok<T>(what: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
@@ -86,23 +105,8 @@ async function main(): Promise<void> {
       worker.api.POST('/api/gigs/{id}/applications', { params: { path: { id: gig.id } }, body: { message: 'I have shipped three CLIs.' } }),
     );
     await ok('shortlist', client.POST('/api/applications/{id}/shortlist', { params: { path: { id: application.id } } }));
-    const negotiation = await ok(
-      'negotiate',
-      client.POST('/api/negotiate', {
-        body: {
-          gig_id: gig.id,
-          worker_user_id: worker.userId,
-          rate_cents: 8000,
-          hours_per_week: 10,
-          start_date: '2026-12-01',
-          payout_delay_days: 3,
-          milestones: [
-            { title: 'Parser and tests', amount_cents: 120_000, due_date: '2026-12-15' },
-            { title: 'Docs and release', amount_cents: 30_000 },
-          ],
-        },
-      }),
-    );
+    const deal = { gig_id: gig.id, worker_user_id: worker.userId };
+    const negotiation = await ok('negotiate', client.POST('/api/negotiate', { body: { ...deal, ...TERMS } }));
     const agreed = await ok('agree', worker.api.POST('/api/negotiations/{id}/agree', { params: { path: { id: negotiation.id } } }));
 
     await page.reload();
@@ -118,19 +122,8 @@ async function main(): Promise<void> {
       'revise',
       worker.api.POST('/api/contracts/{id}/revise', { params: { path: { id: contractId } }, body: { notes: 'More hours, please.' } }),
     );
-    await ok(
-      'round',
-      client.POST('/api/negotiations/{id}/rounds', {
-        params: { path: { id: negotiation.id } },
-        body: {
-          rate_cents: 9000,
-          hours_per_week: 20,
-          start_date: '2027-01-04',
-          payout_delay_days: 5,
-          milestones: [{ title: 'All of it', amount_cents: 150_000 }],
-        },
-      }),
-    );
+    const round = { params: { path: { id: negotiation.id } }, body: REVISED_TERMS };
+    await ok('round', client.POST('/api/negotiations/{id}/rounds', round));
     await ok('agree again', worker.api.POST('/api/negotiations/{id}/agree', { params: { path: { id: negotiation.id } } }));
     await page.getByRole('button', { name: 'Approve these terms (revision 0)' }).click();
     await page.getByRole('alert').getByText('the contract was revised since revision_count 0').waitFor();
