@@ -9,7 +9,7 @@ pg_isready -q -h 127.0.0.1 -p 5432 || { echo "skipped: no Postgres on 127.0.0.1:
 # The database must exist: the server creates the tables, not the database.
 DB=gigmarket_guide_$$
 createdb -h 127.0.0.1 -U postgres $DB
-trap 'stop_server; dropdb -h 127.0.0.1 -U postgres --if-exists $DB; rm -rf "$WORK"' EXIT
+trap 'cleanup; dropdb -h 127.0.0.1 -U postgres --if-exists $DB' EXIT
 export DATABASE_URL=postgres://postgres@127.0.0.1:5432/$DB
 npm run -s db:migrate   # optional: the server also applies migrations at start
 # migrations applied (postgres)

@@ -2,8 +2,8 @@
 # payment provider, a free port. Each docs/guide/*.sh sources it (`. docs/guide/throwaway-server.sh`),
 # and so can you, from the repository root after `npm ci`. `start_server` starts `node dist/server.js`
 # (what `npm start` runs) and waits until it is healthy; `stop_server` stops it. When the shell that
-# sourced this exits, the server is stopped and the folder removed. Sourced again in the same shell,
-# it does nothing.
+# sourced this exits, `cleanup` stops the server and whatever else it started, and removes the
+# folder. Sourced again in the same shell, it does nothing.
 if ! declare -F start_server > /dev/null; then
   unset DATABASE_URL STRIPE_SECRET_KEY GITHUB_CLIENT_ID GITHUB_CLIENT_SECRET NODE_ENV
   WORK=$(mktemp -d)
@@ -23,6 +23,12 @@ if ! declare -F start_server > /dev/null; then
   stop_server() {
     if [ -n "$SERVER" ]; then kill "$SERVER" && wait "$SERVER" || true; SERVER=; fi
   }
-  trap 'stop_server; rm -rf "$WORK"' EXIT
+  # On exit: the server, then whatever else the walkthrough left running (a feed, a receiver), then the folder.
+  cleanup() {
+    stop_server
+    kill $(jobs -p) 2> /dev/null || true
+    rm -rf "$WORK"
+  }
+  trap cleanup EXIT
   trap 'exit 130' INT TERM
 fi
