@@ -10,6 +10,7 @@ mkdir -p $WORK/feeds && echo '{"version":"https://jsonfeed.org/version/1.1","tit
 FEED_PORT=$(free_port)
 node -e 'require("http").createServer((req, res) => require("fs").createReadStream(process.argv[1] + req.url)
   .on("error", () => res.writeHead(404).end()).pipe(res)).listen(process.argv[2], "127.0.0.1")' $WORK/feeds $FEED_PORT & FEED=$!
+until curl -sf localhost:$FEED_PORT/jobs.json > /dev/null; do sleep 0.1; done
 echo '{"sources":[{"name":"local-jobs","kind":"json_feed","url":"http://127.0.0.1:'$FEED_PORT'/jobs.json"}]}' > $WORK/sources.json
 export SOURCES_FILE=$WORK/sources.json SOURCES_ALLOW_PRIVATE_URLS=true   # the feed is on loopback
 

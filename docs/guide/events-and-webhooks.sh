@@ -36,6 +36,7 @@ echo "$ENDPOINT" | jq -c '{enabled, event_types, secret: (.secret | startswith("
 # {"enabled":true,"event_types":["gig.created","gig.updated"],"secret":true}
 GIGMARKET_WEBHOOK_SECRET=$(echo "$ENDPOINT" | jq -r .secret) PORT=$RECEIVER_PORT \
   node docs/guide/webhook-receiver.mjs > $WORK/receiver.log & RECEIVER=$!
+until grep -q listening $WORK/receiver.log; do sleep 0.1; done
 WEBHOOK=$(echo "$ENDPOINT" | jq -r .id)
 
 # A test message now, then a real event; the receiver verifies both signatures.
@@ -44,6 +45,7 @@ curl -s -X POST $B/webhooks/$WEBHOOK/test -H "authorization: Bearer $KEY" | jq -
 curl -s $B/gigs -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"title":"Index a mailing list"}' > /dev/null
 until grep -q gig.created $WORK/receiver.log; do sleep 0.2; done
 cat $WORK/receiver.log
+# listening on http://127.0.0.1:…
 # verified webhook.test …
 # verified gig.created …
 curl -s $B/webhooks/$WEBHOOK/deliveries -H "authorization: Bearer $KEY" | jq -c '.data[] | {event_type, attempt, status_code}'

@@ -8,6 +8,7 @@ set -euo pipefail
 # Email goes to a local mail server that prints what it receives; then steps 1-6 of the lifecycle.
 SMTP_PORT=$(free_port)
 PORT=$SMTP_PORT node docs/guide/smtp-sink.mjs > $WORK/mail.log & SINK=$!
+until grep -q listening $WORK/mail.log; do sleep 0.1; done
 export SMTP_URL=smtp://127.0.0.1:$SMTP_PORT MAIL_FROM="gigmarket <noreply@example.com>"
 . docs/guide/funded-contract.sh
 
@@ -29,16 +30,17 @@ curl -s -X POST $B/contracts/$CONTRACT/milestones/$M2/release -H "authorization:
 # {"status":"released"}
 until grep -q released $WORK/mail.log; do sleep 0.2; done
 cat $WORK/mail.log
+# listening
 # mail to worker@example.com: Milestone released: "Parser and tests"
 
-# Read one, then all; the unread count follows.
+# Read one, then all; the unread count follows (the payout's message may have come meanwhile).
 FIRST=$(curl -s "$B/notifications/inbox/messages?unread=true" -H "authorization: Bearer $WORKER" | jq -r '.data[0].id')
 curl -s -X POST $B/notifications/inbox/messages/$FIRST/read -H "authorization: Bearer $WORKER" | jq -c '{read}'
 # {"read":true}
 curl -s $B/notifications/inbox/unread-count -H "authorization: Bearer $WORKER" | jq -c .
-# {"unread":4}
+# {"unread":…}
 curl -s -X POST $B/notifications/inbox/read-all -H "authorization: Bearer $WORKER" | jq -c .
-# {"marked":4}
+# {"marked":…}
 
 # Choose what a channel receives ([] turns it off).
 curl -s -X PATCH $B/notifications/email -H "authorization: Bearer $WORKER" -H 'content-type: application/json' \

@@ -12,4 +12,4 @@ new SMTPServer({
     console.log(`mail to ${session.envelope.rcptTo.map((r) => r.address).join(', ')}: ${subject}`);
     done();
   },
-}).listen(Number(process.env.PORT ?? 2525), '127.0.0.1');
+}).listen(Number(process.env.PORT ?? 2525), '127.0.0.1', () => console.log('listening'));

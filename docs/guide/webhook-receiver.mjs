@@ -19,4 +19,6 @@ http
       res.writeHead(400).end();
     }
   })
-  .listen(Number(process.env.PORT ?? 8080), '127.0.0.1');
+  .listen(Number(process.env.PORT ?? 8080), '127.0.0.1', function () {
+    console.log(`listening on http://127.0.0.1:${this.address().port}`);
+  });
