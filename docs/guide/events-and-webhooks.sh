@@ -43,7 +43,7 @@ WEBHOOK=$(echo "$ENDPOINT" | jq -r .id)
 curl -s -X POST $B/webhooks/$WEBHOOK/test -H "authorization: Bearer $KEY" | jq -c '{status_code, succeeded}'
 # {"status_code":204,"succeeded":true}
 curl -s $B/gigs -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"title":"Index a mailing list"}' > /dev/null
-until grep -q gig.created $WORK/receiver.log; do sleep 0.2; done
+until [ "$(curl -s $B/webhooks/$WEBHOOK/deliveries -H "authorization: Bearer $KEY" | jq '.data | length')" = 2 ]; do sleep 0.2; done
 cat $WORK/receiver.log
 # listening on http://127.0.0.1:…
 # verified webhook.test …

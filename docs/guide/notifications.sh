@@ -12,7 +12,8 @@ until grep -q listening $WORK/mail.log; do sleep 0.1; done
 export SMTP_URL=smtp://127.0.0.1:$SMTP_PORT MAIL_FROM="gigmarket <noreply@example.com>"
 . docs/guide/funded-contract.sh
 
-# The worker's inbox holds what needed them so far, newest first.
+# The worker's inbox holds what needed them so far, newest first (written moments after each change).
+until [ "$(curl -s $B/notifications/inbox/unread-count -H "authorization: Bearer $WORKER" | jq .unread)" -ge 4 ]; do sleep 0.2; done
 curl -s "$B/notifications/inbox/messages?unread=true" -H "authorization: Bearer $WORKER" | jq -c '.data[] | {title, link}'
 # {"title":"Milestone funded: \"Parser and tests\"","link":"http://localhost:…/#/contracts/…"}
 # {"title":"Milestone funded: \"Kick-off call\"","link":"http://localhost:…/#/contracts/…"}
