@@ -5,12 +5,14 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { sql } from 'drizzle-orm';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import * as schema from './schema.ts';
+import { rowsOf } from './sql.ts';
 
 import type { Db } from './types.ts';
 
@@ -64,6 +66,22 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   });
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   return { kind: 'pglite', db, pglite, close: () => pglite.close() };
+}
+
+/** True when PGlite has never created a database in this directory (its first start runs initdb). */
+export function isNewDataDir(dataDir: string): boolean {
+  return !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+}
+
+/** How many of db/migrations the database has yet to apply, by the migrator's own rule (newer than its latest). */
+export async function pendingMigrations(database: Database): Promise<{ pending: number; total: number }> {
+  const migrations = readMigrationFiles({ migrationsFolder });
+  const [table] = await rowsOf<{ name: string | null }>(database.db, sql`select to_regclass('drizzle.__drizzle_migrations')::text as name`);
+  const [last] = table?.name
+    ? await rowsOf<{ at: string | null }>(database.db, sql`select max(created_at)::text as at from drizzle.__drizzle_migrations`)
+    : [];
+  const latest = last?.at ? Number(last.at) : Number.NEGATIVE_INFINITY;
+  return { pending: migrations.filter((m) => m.folderMillis > latest).length, total: migrations.length };
 }
 
 /** Applies db/migrations. On a server, an advisory lock keeps concurrent starts from racing. */

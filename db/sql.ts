@@ -1,7 +1,7 @@
 // Raw SQL helpers shared by the repositories and by discovery's ranking SQL (src/search), on
 // Drizzle's own `sql` tag: every value of a statement is a bound parameter.
 import { type SQL, sql } from 'drizzle-orm';
-import type { Executor } from './client.ts';
+import type { Executor } from './types.ts';
 
 /** Raw rows from db.execute, whichever driver (postgres.js returns an array, PGlite `{ rows }`). */
 export async function rowsOf<T>(db: Executor, query: SQL): Promise<T[]> {

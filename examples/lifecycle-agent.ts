@@ -158,17 +158,20 @@ export function describeTerms(contract: Contract): string {
 
 async function main(): Promise<void> {
   const env = (name: string) => process.env[name] ?? (console.error(`set ${name}`), process.exit(2));
-  const terminal = createInterface({ input: process.stdin, output: process.stdout });
+  const terminal = createInterface({ input: process.stdin });
+  // Answers typed, or piped (`printf 'y\ny\n' | ...`), ahead of their question wait for it.
+  const answers = terminal[Symbol.asyncIterator]();
   try {
     const result = await walkLifecycle({
       baseUrl: env('GIGMARKET_URL'),
       clientKey: env('CLIENT_API_KEY'),
       workerKey: env('WORKER_API_KEY'),
       log: console.log,
-      confirm: async (owner, contract) =>
-        (await terminal.question(`\n${describeTerms(contract)}\nOwner of the ${owner} key: approve these terms? [y/N] `))
-          .trim()
-          .toLowerCase() === 'y',
+      confirm: async (owner, contract) => {
+        process.stdout.write(`\n${describeTerms(contract)}\nOwner of the ${owner} key: approve these terms? [y/N] `);
+        const answer = await answers.next();
+        return !answer.done && answer.value.trim().toLowerCase() === 'y';
+      },
     });
     console.log(
       result.outcome === 'completed' ? `completed; events: ${result.events.join(', ')}` : `not approved by the ${result.owner}'s owner`,

@@ -6,7 +6,7 @@
 // burst of other load on the machine falls on both): p50, p95 and the ratio of the p95s, and
 // "exact": how many of the first 20 results are those of ranking every match (no first phase).
 // Then each shape again in pairs (one request, then the statement), and the discovery targets
-// (README, Performance) counted over the shapes. Then EXPLAIN (ANALYZE) shows which indexes the
+// (docs/performance.md) counted over the shapes. Then EXPLAIN (ANALYZE) shows which indexes the
 // query uses. Timings are figures to read, never assertions.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -183,7 +183,7 @@ async function timePaired(a: () => Promise<unknown>, b: () => Promise<unknown>):
   return [as, bs];
 }
 
-/** Which discovery targets (README, Performance) one shape meets; counted over the shapes at the end. */
+/** Which discovery targets (docs/performance.md) one shape meets; counted over the shapes at the end. */
 interface Verdict {
   p95UnderLimit: boolean;
   p50Gap: boolean;

@@ -31,7 +31,8 @@ export interface DeclaredSetting extends SettingKind<unknown> {
   readBy?: 'mcp-stdio' | 'tests';
 }
 
-const README = '../../README.md';
+/** Links in the descriptions, as docs/guide/settings.md (where they are rendered) reaches the guides. */
+const GUIDE = './';
 const MUST_BE_AT_LEAST_1 = { min: 1 };
 const RATE_LIMIT_AT_LEAST_1 = { min: 1, mustBe: 'at least 1 (RATE_LIMIT=off turns limits off)' };
 const MS_OR_NO_LIMIT = { min: 0, mustBe: 'a number of milliseconds, 0 for no limit' };
@@ -176,7 +177,7 @@ export const SETTINGS = {
   },
   LLM_URL: {
     ...url({ protocols: ['http:', 'https:'], mustBe: 'an http(s) URL' }),
-    description: `An OpenAI-compatible chat-completions endpoint (\`POST {url}/chat/completions\`), e.g. \`https://api.openai.com/v1\`; set, the parties of a dispute can ask it for an advisory recommendation. Unset: that operation answers \`503 RECOMMENDATION_UNAVAILABLE\`. See [Disputes](${README}#disputes).`,
+    description: `An OpenAI-compatible chat-completions endpoint (\`POST {url}/chat/completions\`), e.g. \`https://api.openai.com/v1\`; set, the parties of a dispute can ask it for an advisory recommendation. Unset: that operation answers \`503 RECOMMENDATION_UNAVAILABLE\`. See [Disputes](${GUIDE}disputes.md#the-recommendation-is-advice-never-a-decision).`,
   },
   LLM_MODEL: { ...text('gpt-4o-mini'), description: 'The model to ask (it must support `response_format` `json_schema`).' },
   LLM_API_KEY: { ...optionalText(), description: 'Bearer token for the chat-completions endpoint; sent there only.' },
@@ -190,7 +191,7 @@ export const SETTINGS = {
   },
   RATE_LIMIT: {
     ...onOff(),
-    description: `\`off\` turns every rate limit off (no \`429\`, no RateLimit headers). See [Rate limits](${README}#rate-limits).`,
+    description: `\`off\` turns every rate limit off (no \`429\`, no RateLimit headers). See [Rate limits](${GUIDE}rate-limits.md#rate-limits).`,
   },
   RATE_LIMIT_PER_MINUTE: {
     ...integer(600, RATE_LIMIT_AT_LEAST_1),
@@ -213,11 +214,11 @@ export const SETTINGS = {
   RATE_LIMIT_PREFIX: { ...text('gigmarket:ratelimit:'), description: "Prefix of the counters' keys in Redis." },
   SOURCES_ALLOW_PRIVATE_URLS: {
     ...flag(),
-    description: `\`true\` lets the configured feeds be on loopback, private or CGNAT addresses, for local development and tests; it covers each feed's own origin only (a redirect elsewhere must still lead to a public address), never link-local (cloud metadata). Refused when \`NODE_ENV=production\`. See [External gigs](${README}#external-gigs).`,
+    description: `\`true\` lets the configured feeds be on loopback, private or CGNAT addresses, for local development and tests; it covers each feed's own origin only (a redirect elsewhere must still lead to a public address), never link-local (cloud metadata). Refused when \`NODE_ENV=production\`. See [External gigs](${GUIDE}discovery.md#external-gigs).`,
   },
   WEBHOOKS_ALLOW_PRIVATE_URLS: {
     ...flag(),
-    description: `\`true\` lets webhooks go to loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT addresses, for local development and tests; never link-local (cloud metadata). Refused when \`NODE_ENV=production\`. See [Webhooks](${README}#webhooks).`,
+    description: `\`true\` lets webhooks go to loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT addresses, for local development and tests; never link-local (cloud metadata). Refused when \`NODE_ENV=production\`. See [Events and webhooks](${GUIDE}events-and-webhooks.md#where-webhooks-may-go).`,
   },
   WEBHOOK_LOOKUP_TIMEOUT_MS: {
     ...integer(5_000, MUST_BE_AT_LEAST_1),
@@ -226,11 +227,11 @@ export const SETTINGS = {
   },
   WEBHOOK_RETRY_SCALE: {
     ...fraction(1),
-    description: `Multiplies the webhook retry schedule and the 5 days after which a failing endpoint is disabled (above 0, at most 1): \`0.001\` turns 5 min into 0.3 s and 5 days into 7 min, for tests and demos. A receiver's \`Retry-After\` is honoured as it is. See [Webhooks](${README}#webhooks).`,
+    description: `Multiplies the webhook retry schedule and the 5 days after which a failing endpoint is disabled (above 0, at most 1): \`0.001\` turns 5 min into 0.3 s and 5 days into 7 min, for tests and demos. A receiver's \`Retry-After\` is honoured as it is. See [Events and webhooks](${GUIDE}events-and-webhooks.md#deliveries).`,
   },
   SMTP_URL: {
     ...smtpUrl(),
-    description: `Where notification emails go out: \`smtp://user:password@host:587\` (STARTTLS; required before a password goes to a host other than loopback) or \`smtps://user:password@host\` (TLS from the start, port 465 by default); percent-encode special characters in the user and password. Unset: email is off. See [Email](${README}#email-building-block).`,
+    description: `Where notification emails go out: \`smtp://user:password@host:587\` (STARTTLS; required before a password goes to a host other than loopback) or \`smtps://user:password@host\` (TLS from the start, port 465 by default); percent-encode special characters in the user and password. Unset: email is off. See [Email](${GUIDE}notifications.md#email-delivery-and-reminders).`,
   },
   MAIL_FROM: {
     ...mailbox(),
@@ -243,7 +244,7 @@ export const SETTINGS = {
   },
   EMAIL_RETRY_DELAY: {
     ...duration('1m'),
-    description: `The first wait before a notification email is tried again after a retryable failure; it doubles each time (at most 1 h), five retries. See [Notifications](${README}#notifications).`,
+    description: `The first wait before a notification email is tried again after a retryable failure; it doubles each time (at most 1 h), five retries. See [Notifications](${GUIDE}notifications.md).`,
   },
   APPROVAL_REMINDERS: {
     ...durationList('24h,1h', 5),

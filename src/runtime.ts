@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.ts';
-import { migrate, openDatabase, type Database } from '../db/client.ts';
+import { isNewDataDir, migrate, openDatabase, pendingMigrations, type Database } from '../db/client.ts';
 import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
 import { createJobSystem, type JobDefinition, type JobSystem } from './job-system/boss.ts';
@@ -66,6 +66,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 async function start(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const destination = options.logger === false ? undefined : createLogDestination();
   const log = destination ? pino(loggerOptions(config.logLevel), destination) : pino({ level: 'silent' });
+  if (!options.database && !config.databaseUrl) {
+    // A newcomer's first `npm start` spends most of its time here (PGlite's initdb): say so.
+    log.info(
+      isNewDataDir(config.dataDir)
+        ? `creating the embedded database in ${config.dataDir} (first start: this takes a while)…`
+        : `opening the embedded database in ${config.dataDir}…`,
+    );
+  }
   const database =
     options.database ??
     (await openDatabase({
@@ -74,7 +82,10 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       pgliteSharedBuffers: config.pgliteSharedBuffers,
       timeLimits: config.databaseTimeLimits,
     }));
+  const { pending, total } = await pendingMigrations(database);
+  if (pending > 0) log.info(`applying migrations (${pending} of ${total})…`);
   await migrate(database);
+  log.info('starting the job system…');
   const sessionSecret =
     config.sessionSecret ?? (await getOrCreateSetting(database.db, 'session_secret', () => randomBytes(32).toString('base64url')));
   const payments = createPaymentProvider(config, { publicUrl: config.publicUrl, secret: sessionSecret });

@@ -1,5 +1,6 @@
-// Settings that are unsafe together, said at start (README "Security notes for operators"): the
-// server refuses the ones that hand out accounts, and warns about the ones an operator may mean.
+// Settings that are unsafe together, said at start (docs/guide/production.md, "Security notes for
+// operators"): the server refuses the ones that hand out accounts, and warns about the ones an
+// operator may mean.
 import { devSignInEnabled, isLoopbackHost, type Config } from './config.ts';
 
 /**

@@ -1,6 +1,6 @@
 // What the server process (as `npm start` runs it) says, or refuses, at start about settings that
 // are unsafe: the dev sign-in, a PUBLIC_URL beyond this machine with it, TRUST_PROXY=true. See the
-// README's "Security notes for operators". On a server Postgres when DATABASE_URL is set, else
+// "Security notes for operators" in docs/guide/production.md. On a server Postgres when DATABASE_URL is set, else
 // PGlite under a temporary DATA_DIR.
 import fs from 'node:fs';
 import os from 'node:os';

@@ -216,3 +216,24 @@ describe('WEBHOOKS_ALLOW_PRIVATE_URLS', () => {
     );
   });
 });
+
+describe('a refused private webhook URL names WEBHOOKS_ALLOW_PRIVATE_URLS outside production', () => {
+  const hint = /; set WEBHOOKS_ALLOW_PRIVATE_URLS=true to allow it for local testing$/;
+
+  it('in development, for loopback, private and CGNAT addresses only', async () => {
+    const development = urlOptions(loadConfig({ NODE_ENV: 'development' }));
+    for (const url of ['http://127.0.0.1:8080/hooks', 'http://10.0.0.1/', 'http://[fd00::1]/', 'http://100.64.0.1/']) {
+      expect((await refusal(url, development)).message, url).toMatch(hint);
+    }
+    // The setting would not open these: naming it would mislead.
+    for (const url of ['http://169.254.169.254/', 'http://224.0.0.1/', 'http://192.0.2.1/']) {
+      expect((await refusal(url, development)).message, url).not.toMatch(/WEBHOOKS_ALLOW_PRIVATE_URLS/);
+    }
+  });
+
+  it('never in production, where the setting is refused', async () => {
+    const production = urlOptions(loadConfig({ NODE_ENV: 'production' }));
+    const error = await refusal('https://127.0.0.1/hooks', production);
+    expect(error.message).toMatch(/loopback address; webhooks are delivered to public addresses only$/);
+  });
+});

@@ -19,11 +19,14 @@ export type OutboundUrlReason =
 /** Why a URL may not be reached; the message says it for whoever gave the URL. */
 export class OutboundUrlError extends Error {
   readonly reason: OutboundUrlReason;
+  /** A loopback, private or CGNAT address refused only because allowPrivate was off. */
+  readonly privateOnly: boolean;
 
-  constructor(reason: OutboundUrlReason, message: string) {
+  constructor(reason: OutboundUrlReason, message: string, privateOnly = false) {
     super(message);
     this.name = 'OutboundUrlError';
     this.reason = reason;
+    this.privateOnly = privateOnly;
   }
 }
 
@@ -124,7 +127,8 @@ export async function checkOutboundUrl(raw: string, options: OutboundUrlOptions)
     const refused = refusedAddress(address, options.allowPrivate);
     if (refused) {
       const what = address === hostname ? `${address} is` : `host ${hostname} resolves to ${address},`;
-      throw new OutboundUrlError('address_not_allowed', `${what} ${refused}`);
+      const privateOnly = !options.allowPrivate && refusedAddress(address, true) === undefined;
+      throw new OutboundUrlError('address_not_allowed', `${what} ${refused}`, privateOnly);
     }
   }
   return { url, hostname, addresses };

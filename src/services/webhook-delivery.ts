@@ -54,6 +54,7 @@ export const urlOptions = (config: Settings['config']) => ({
   allowPrivate: config.webhooksAllowPrivateUrls,
   requireHttps: config.nodeEnv === 'production',
   lookupTimeoutMs: config.webhookLookupTimeoutMs,
+  nameAllowPrivateSetting: config.nodeEnv !== 'production',
 });
 
 /** The secrets that sign now: the current one, and the previous one during its overlap. */

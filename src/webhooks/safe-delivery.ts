@@ -19,13 +19,16 @@ import {
 export { LOOKUP_TIMEOUT_MS, refusedAddress } from '../outbound/guard.ts';
 export type { ResolveHost };
 export type WebhookUrlReason = OutboundUrlReason;
-export type WebhookUrlOptions = OutboundUrlOptions;
+export interface WebhookUrlOptions extends OutboundUrlOptions {
+  /** Outside production: a refused loopback or private address says which setting allows it. */
+  nameAllowPrivateSetting?: boolean;
+}
 export type CheckedWebhookUrl = CheckedUrl;
 
 /** Why a URL may not be delivered to; a route turns it into 400 VALIDATION_FAILED naming its field. */
 export class WebhookUrlError extends OutboundUrlError {
-  constructor(reason: WebhookUrlReason, message: string) {
-    super(reason, message);
+  constructor(reason: WebhookUrlReason, message: string, privateOnly = false) {
+    super(reason, message, privateOnly);
     this.name = 'WebhookUrlError';
   }
 
@@ -44,7 +47,9 @@ export async function checkWebhookUrl(raw: string, options: WebhookUrlOptions): 
   } catch (err) {
     if (!(err instanceof OutboundUrlError)) throw err;
     const publicOnly = err.reason === 'address_not_allowed' ? '; webhooks are delivered to public addresses only' : '';
-    throw new WebhookUrlError(err.reason, `${err.message}${publicOnly}`);
+    const setting =
+      err.privateOnly && options.nameAllowPrivateSetting ? '; set WEBHOOKS_ALLOW_PRIVATE_URLS=true to allow it for local testing' : '';
+    throw new WebhookUrlError(err.reason, `${err.message}${publicOnly}${setting}`, err.privateOnly);
   }
 }
 
@@ -58,6 +63,7 @@ export interface DeliveryRequest {
   maxResponseBytes?: number;
   allowPrivate: boolean;
   requireHttps?: boolean;
+  nameAllowPrivateSetting?: boolean;
   resolveHost?: ResolveHost;
   lookupTimeoutMs?: number;
   /** Certificates to trust besides the system's (tests, a local https receiver). */
@@ -109,6 +115,7 @@ export async function deliver(input: DeliveryRequest): Promise<DeliveryResult> {
       checkWebhookUrl(input.url, {
         allowPrivate: input.allowPrivate,
         requireHttps: input.requireHttps ?? false,
+        nameAllowPrivateSetting: input.nameAllowPrivateSetting,
         resolveHost: input.resolveHost,
         lookupTimeoutMs: input.lookupTimeoutMs,
       }),
