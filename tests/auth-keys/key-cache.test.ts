@@ -1,9 +1,9 @@
 // Active API keys are kept in memory (src/auth/key-cache.ts) only while the server hears every
 // revocation (LISTEN gm_api_key_revoked): these tests show that the memory is used, that a
 // revocation from elsewhere reaches it, and that losing the notifications loses the memory.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
 import { apiKeys } from '../../db/schema.ts';
 import { revokeUserApiKey } from '../../src/services/api-keys.ts';
@@ -12,13 +12,7 @@ import { sha256 } from '../../src/auth/secrets.ts';
 import { userActor } from '../../src/actor.ts';
 
 const onServer = Boolean(process.env.DATABASE_URL);
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 const verifyStatus = async (key: string) => (await server.client(key).GET('/api/keys/verify')).response.status;
 

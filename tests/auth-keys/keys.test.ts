@@ -1,7 +1,7 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { cookieClient, signInDev, type BrowserSession } from '../helpers/session.ts';
 import { apiKeys } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
@@ -9,14 +9,10 @@ import { sha256 } from '../../src/auth/secrets.ts';
 import { MAX_ACTIVE_KEYS_PER_USER } from '../../src/services/api-keys.ts';
 import { listOperations, loadSpec } from '../../src/spec.ts';
 
-let server: TestServer;
+const server = testFileServer();
 let owner: BrowserSession;
 beforeAll(async () => {
-  server = await startTestServer();
   owner = await signInDev(server, { displayName: 'Key Owner' });
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const keyRow = async (id: string) => (await server.db.select().from(apiKeys).where(eq(apiKeys.id, id)))[0];
@@ -368,8 +364,7 @@ describe('GET /api/keys/verify', () => {
   });
 
   it('refuses two different keys at once (x-api-key beside Bearer, or two Authorization lines): 401 naming both', async () => {
-    const agent = await server.user('Two Keys');
-    const other = await server.user('Other Key');
+    const [agent, other] = await server.users('Two Keys', 'Other Key');
     const junk = `gm_live_${'J'.repeat(40)}`;
     const cases: [string, [string, string | string[]][]][] = [
       [

@@ -112,8 +112,7 @@ describe('rate limits', () => {
 
   it('refuses a credential over its budget with 429 RATE_LIMITED, Retry-After and the envelope; other credentials go on', async () => {
     const address = newAddress();
-    const busy = await server.user('Busy');
-    const calm = await server.user('Calm');
+    const [busy, calm] = await server.users('Busy', 'Calm');
     for (let i = 1; i <= PER_CREDENTIAL; i++) {
       const ok = await call(server, '/api/keys/verify', address, { apiKey: busy.apiKey });
       expect(ok.status, `request ${i}`).toBe(200);

@@ -1,16 +1,14 @@
 // Security headers on every response: JSON (success, errors of every kind, unknown routes), the
 // spec, the API reference at /docs, the dashboard and our server-rendered HTML pages; the headers
 // only a rendered page acts on just on the HTML documents; HSTS only in production.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testFileServer, startTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
+const server = testFileServer();
 let apiKey: string;
 beforeAll(async () => {
-  server = await startTestServer();
   apiKey = (await server.user('Headers')).apiKey;
 });
-afterAll(() => server?.close());
 
 /** On every response, beside the CSP (and HSTS in production): OWASP's set for API responses. */
 const HARDENING = {

@@ -4,10 +4,10 @@
 // cases need no waiting at all. With DATABASE_URL set, two server runtimes in this process (each
 // with its own pool and pg-boss), and then two real `node dist/server.js` processes, run the job at
 // the same time over many overdue contracts: each expires once, with one event.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import createClient from 'openapi-fetch';
-import { freePort, freshServerDatabase, startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, freePort, freshServerDatabase, type TestUser as User } from '../helpers/server.ts';
 import { specValidation } from '../helpers/spec-validator.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
 import { contracts, events } from '../../db/schema.ts';
@@ -27,16 +27,8 @@ import { PgBoss } from 'pg-boss';
 const TTL = '3s';
 const TTL_MS = 3000;
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer({ CONTRACT_APPROVAL_TTL: TTL });
 type Party = { api: User['api']; userId: string };
-
-beforeAll(async () => {
-  server = await startTestServer({ CONTRACT_APPROVAL_TTL: TTL });
-});
-afterAll(async () => {
-  await server?.close();
-});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits until every one of these deadlines is in the past. */

@@ -2,9 +2,9 @@
 // revise, cancel, connect-link; each for success (body, DB, event), invalid input, no credentials,
 // a non-party, the wrong role and the wrong state. Then races fired with Promise.all, each with
 // exactly one consistent outcome in the database and in the events.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { activeSandboxContract, approvedContract, pendingContract, submitSandboxOnboarding, type Milestone } from '../helpers/lifecycle.ts';
 import { signInDev } from '../helpers/session.ts';
 import { contracts, milestones as milestoneTable, negotiations, paymentAccounts } from '../../db/schema.ts';
@@ -12,17 +12,12 @@ import { eventsForResource } from '../../db/repositories/events.ts';
 import { newId } from '../../src/ids.ts';
 import { expectInvalid, expectError } from '../helpers/expect-error.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 type Party = { api: User['api']; userId: string };
 let stranger: User;
 
 beforeAll(async () => {
-  server = await startTestServer();
   stranger = await server.user('Stranger');
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 /** A new client and worker for each test: contracts of one test never meet another's. */

@@ -1,25 +1,16 @@
 // The example agent (examples/lifecycle-agent.ts) against a test server on the sandbox provider:
 // the test plays the two owners.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { components } from '../../src/generated/api.d.ts';
 import { walkLifecycle } from '../../examples/lifecycle-agent.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 
 type Contract = components['schemas']['Contract'];
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 describe('the example agent', () => {
   it('walks a gig to a completed contract, approving only what each owner said yes to', async () => {
-    const client = await server.user('Client Co');
-    const worker = await server.user('Worker Bee');
+    const [client, worker] = await server.users('Client Co', 'Worker Bee');
     const asked: { owner: string; contract: Contract }[] = [];
     const result = await walkLifecycle({
       baseUrl: server.url,
@@ -48,8 +39,7 @@ describe('the example agent', () => {
   });
 
   it('stops when an owner says no: nothing is approved', async () => {
-    const client = await server.user('Client Two');
-    const worker = await server.user('Worker Two');
+    const [client, worker] = await server.users('Client Two', 'Worker Two');
     const result = await walkLifecycle({
       baseUrl: server.url,
       clientKey: client.apiKey,

@@ -25,8 +25,7 @@ type Resource = 'gig' | 'application' | 'negotiation' | 'contract' | 'milestone'
 const eventTypes = async (type: Resource, id: string) => (await eventsForResource(server.db, type, id)).map((e) => e.type);
 
 it('walks gig → apply → shortlist → negotiate → agree → approve → KYC → fund → pay → release → payout → completed', async () => {
-  const client = await server.user('Client Co');
-  const worker = await server.user('Worker Bee');
+  const [client, worker] = await server.users('Client Co', 'Worker Bee');
   const both = [client, worker];
   const contractAs = async (user: typeof client, id: string) => {
     const res = await user.api.GET('/api/contracts/{id}', { params: { path: { id } } });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
-import type { TestServer } from '../helpers/server.ts';
+import type { TestServer, TestUser as User } from '../helpers/server.ts';
 import { activeStripeContract, payAtStripe, startStripeServer } from '../helpers/stripe-mode.ts';
 import { approvedContract, pendingContract, type Milestone } from '../helpers/lifecycle.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
@@ -19,15 +19,13 @@ const DAY_SECONDS = 1;
 
 let fake: FakeStripe;
 let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
 let client: User;
 let stranger: User;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
   server = await startStripeServer(fake, { STRIPE_TIMEOUT_MS: String(TIMEOUT_MS), PAYOUT_DAY_SECONDS: String(DAY_SECONDS) });
-  client = await server.user('Client');
-  stranger = await server.user('Stranger');
+  [client, stranger] = await server.users('Client', 'Stranger');
 });
 afterAll(async () => {
   await server?.close();

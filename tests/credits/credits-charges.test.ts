@@ -3,25 +3,17 @@
 // inviting a worker, which shortlists at once) costs 1 credit (match_deduction), once per
 // application. Too small a balance is 402 INSUFFICIENT_CREDITS, and nothing is shared or
 // shortlisted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { expectError } from '../helpers/expect-error.ts';
-import { negotiation as openNegotiation } from '../helpers/lifecycle.ts';
+import { appliedGig, negotiation as openNegotiation } from '../helpers/lifecycle.ts';
 import { balanceOf, expectLedgerBalanced, ledgerCounts, ledgerOf } from '../helpers/credits.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { applications, negotiations, users } from '../../db/schema.ts';
 import { grantCredits } from '../../src/services/credits.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 /** Spends the user's credits down to `balance` (from the free tier's 20 and whatever they spent). */
 async function spendDownTo(user: User, balance: number) {
@@ -37,8 +29,7 @@ const eventTypes = async (type: string, id: string) => (await eventsForResource(
 
 describe('sharing contact details (intro_deduction)', () => {
   it('costs the sharing party 2 credits, once per negotiation', async () => {
-    const client = await server.user('Client');
-    const worker = await server.user('Worker');
+    const [client, worker] = await server.users('Client', 'Worker');
     await server.db.update(users).set({ contactDetails: 'worker@example.com' }).where(eq(users.id, worker.userId));
     const { negotiation } = await openNegotiation(client, worker);
     expect((await share(worker, negotiation.id)).response.status).toBe(200);
@@ -59,8 +50,7 @@ describe('sharing contact details (intro_deduction)', () => {
   });
 
   it('402 when the balance is too small: nothing is shared, nothing charged', async () => {
-    const client = await server.user('Client');
-    const worker = await server.user('Worker');
+    const [client, worker] = await server.users('Client', 'Worker');
     await server.db.update(users).set({ contactDetails: 'worker@example.com' }).where(eq(users.id, worker.userId));
     const { negotiation } = await openNegotiation(client, worker);
     await spendDownTo(worker, 1);
@@ -85,14 +75,9 @@ describe('sharing contact details (intro_deduction)', () => {
 
 describe('shortlisting (match_deduction)', () => {
   async function gigWithApplication(client: User) {
-    const gig = await client.api.POST('/api/gigs', { body: { title: 'Build a Rust CLI', tags: ['rust'] } });
     const worker = await server.user('Worker');
-    const applied = await worker.api.POST('/api/gigs/{id}/applications', {
-      params: { path: { id: gig.data!.id } },
-      body: { message: 'Me.' },
-    });
-    expect(applied.response.status).toBe(201);
-    return { gigId: gig.data!.id, worker, applicationId: applied.data!.id };
+    const { gig, application } = await appliedGig(client, worker);
+    return { gigId: gig.id, worker, applicationId: application.id };
   }
 
   it('costs the client 1 credit per application, by either way of shortlisting; never the worker', async () => {

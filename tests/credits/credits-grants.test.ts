@@ -3,9 +3,9 @@
 // user's first use of credits) with the month's grant, and one used before the job ran gets the
 // month's grant at that moment; a tier applies from the next grant not yet made. Each grant writes
 // credits.granted to its user.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { balanceOf, expectLedgerBalanced, ledgerOf } from '../helpers/credits.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { grantPeriod, MONTHLY_GRANT } from '../../src/domain/credits.ts';
@@ -16,14 +16,7 @@ import { creditAccounts, creditEntries, creditTransactions, PLATFORM_ACCOUNT_ID,
 import { newId } from '../../src/ids.ts';
 import { userActor } from '../../src/actor.ts';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 /** The first moment of the month after `months` months from now, and a moment later in it. */
 const monthAhead = (months: number) => {

@@ -3,9 +3,9 @@
 // reference, 20 concurrent deductions on a balance of 10), GET /api/credits/transactions (the
 // ledger, newest first, in pages); invalid input and no credentials refused, changing nothing; and
 // the ledger itself: double entry, balanced, append-only (the database refuses edits).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { balanceOf, expectLedgerBalanced, ledgerCounts, ledgerOf } from '../helpers/credits.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
@@ -13,15 +13,7 @@ import { creditAccounts, creditEntries, creditTransactions } from '../../db/sche
 import { grantPeriod, nextPeriodStart } from '../../src/domain/credits.ts';
 import { setTier } from '../../src/services/credits.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 type Body = { amount: number; reason: 'match_deduction' | 'intro_deduction'; reference_id?: string };
 const deduct = (user: User, body: Body, headers: Record<string, string> = {}) => user.api.POST('/api/credits', { body, headers });

@@ -21,10 +21,8 @@ import {
 } from '../helpers/dashboard.ts';
 import { pdfFile, textFile } from '../helpers/files.ts';
 import { completedSandboxContract, fundedSandboxContract } from '../helpers/lifecycle.ts';
-import type { TestServer } from '../helpers/server.ts';
+import type { TestUser as User } from '../helpers/server.ts';
 import { startFakeChat, type FakeChat } from '../fakes/chat-completions.ts';
-
-type User = Awaited<ReturnType<TestServer['user']>>;
 
 let world: Dashboard;
 let page: Page;

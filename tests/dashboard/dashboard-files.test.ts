@@ -1,14 +1,10 @@
 // How the dashboard's built files (web/dist/, built by the tests' globalSetup when missing) are
 // served: index.html at `/`, revalidated on every load; hashed assets cached for a year; nothing
 // else read from disk; static files free of the address's rate limit.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { testFileServer } from '../helpers/server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const server = testFileServer();
 
 /** The script and stylesheet index.html names. */
 async function assetsOfIndex(): Promise<string[]> {

@@ -20,9 +20,7 @@ import {
   type SignedInOwner,
 } from '../helpers/dashboard.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
-import type { TestServer } from '../helpers/server.ts';
-
-type User = Awaited<ReturnType<TestServer['user']>>;
+import type { TestUser as User } from '../helpers/server.ts';
 
 let world: Dashboard;
 let page: Page;

@@ -7,7 +7,7 @@
 // with axe-core and saved as a screenshot in test-results/dashboard/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { TestServer } from '../helpers/server.ts';
+import type { TestServer, TestUser } from '../helpers/server.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
 import { checkPage, watchForErrors } from '../helpers/browser.ts';
 import {
@@ -51,7 +51,7 @@ async function completeInNewTab(tabs: BrowserContext, link: Locator, button: str
 describe.skipIf(!runs)(suiteTitle('the owners dashboard'), () => {
   let clientKey: string;
   let ownerId: string;
-  let worker: Awaited<ReturnType<TestServer['user']>>;
+  let worker: TestUser;
   let contractId: string;
 
   it('signs an owner in with the dev sign-in, under a CSP that allows no inline script', async () => {

@@ -4,14 +4,13 @@
 // semantic component (said so) when the endpoint fails, times out or answers without end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { FLOOD_BYTES, startFakeEmbeddings, type FakeEmbeddings } from '../fakes/embeddings.ts';
 import { gigEmbeddings } from '../../db/schema.ts';
 import { rowsOf } from '../../src/search/ranking-sql.ts';
 
 let server: TestServer;
 let fake: FakeEmbeddings;
-type User = Awaited<ReturnType<TestServer['user']>>;
 let client: User;
 let worker: User;
 const ids: Record<string, string> = {};
@@ -35,8 +34,7 @@ async function waitFor<T>(what: () => Promise<T | undefined | false>, timeoutMs 
 beforeAll(async () => {
   fake = await startFakeEmbeddings({ dims: 256 });
   server = await startTestServer(fake.env);
-  client = await server.user('Client');
-  worker = await server.user('Worker');
+  [client, worker] = await server.users('Client', 'Worker');
   const create = async (key: string, body: Record<string, unknown>) => {
     const res = await client.api.POST('/api/gigs', { body: body as never });
     expect(res.response.status).toBe(201);

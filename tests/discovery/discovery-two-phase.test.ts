@@ -1,16 +1,15 @@
 // Discovery's two-phase retrieval (src/search/candidates-sql.ts) on a corpus larger than its arms:
 // the candidates are each arm's newest matches, pages through them neither repeat nor skip (even
 // when gigs are created between pages), and the stored search_head follows the gig's title.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { gigs } from '../../db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { CANDIDATES } from '../../src/search/candidates-sql.ts';
 import { rowsOf } from '../../db/sql.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 let worker: User;
 
 const DAY = 86_400_000;
@@ -62,14 +61,9 @@ async function all(query: Record<string, string | number>, limit: number, betwee
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
   worker = await server.user('Worker');
   // Posted over 60 days, in no particular order.
   await insertZebras(MATCHES, (i) => (i * 7919) % 60, 'old');
-});
-
-afterAll(async () => {
-  await server?.close();
 });
 
 describe('two-phase discovery search', () => {

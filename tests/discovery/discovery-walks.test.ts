@@ -3,9 +3,9 @@
 // an arm of tags, along each tag's rows of open_gig_tags (migration 0014, kept by a trigger). All
 // must give the same gigs — the newest `limit` open gigs that match and pass the filters, ties
 // broken by id — whichever the statistics choose, on PGlite and on a server Postgres.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { gigs } from '../../db/schema.ts';
 import { rowsOf } from '../../db/sql.ts';
 import { newId } from '../../src/ids.ts';
@@ -13,14 +13,13 @@ import { type Arm, type ArmMatch, type ArmRead, candidateArms, candidatesCte, ty
 import { filterConditions } from '../../src/search/ranking-sql.ts';
 import { openGigTags } from '../../db/repositories/search.ts';
 
-let server: TestServer;
+const server = testFileServer();
 const DAY = 86_400_000;
 const now = Date.now();
 /** Created at: the first 40 gigs a day ago, the rest now (a later page's createdBefore cuts them). */
 const cutoffMicros = (now - DAY / 2) * 1000;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const types = ['fixed', 'hourly', 'bounty', 'unknown'] as const;
   const rows = Array.from({ length: 60 }, (_, i) => ({
     id: newId(),
@@ -42,10 +41,6 @@ beforeAll(async () => {
     createdAt: new Date(i < 40 ? now - DAY : now),
   }));
   await server.db.insert(gigs).values(rows);
-});
-
-afterAll(async () => {
-  await server?.close();
 });
 
 const NO_FILTERS: GigFilters = { tags: [], minCompensationCents: null, compensationType: null, currency: null, sources: [] };

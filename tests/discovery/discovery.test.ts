@@ -1,13 +1,12 @@
 // Discovery search over HTTP: filters, ranking, reasons, pagination, feedback and recommendations.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { gigs, vouches } from '../../db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { DEFAULT_WEIGHTS, fuse, structuredScore } from '../../src/search/scoring.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 let client: User;
 let worker: User;
 let other: User;
@@ -42,10 +41,7 @@ async function externalGig(key: string, values: Partial<typeof gigs.$inferInsert
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = await server.user('Client');
-  worker = await server.user('Worker');
-  other = await server.user('Other');
+  [client, worker, other] = await server.users('Client', 'Worker', 'Other');
   await nativeGig(
     'rustWasm',
     {
@@ -116,9 +112,6 @@ beforeAll(async () => {
     },
     20,
   );
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 type Query = Record<string, string | number | undefined>;
@@ -448,9 +441,7 @@ describe('GET /api/discovery/recommendations/gigs', () => {
 
 describe('GET /api/discovery/recommendations/workers', () => {
   it("recommends workers by skills and vouches to the gig's client only", async () => {
-    const ada = await server.user('Ada');
-    const bob = await server.user('Bob');
-    const cat = await server.user('Cat');
+    const [ada, bob, cat] = await server.users('Ada', 'Bob', 'Cat');
     await ada.api.PATCH('/api/profile/me', { body: { skills: ['rust', 'wasm'] } });
     await bob.api.PATCH('/api/profile/me', { body: { skills: ['rust'] } });
     await cat.api.PATCH('/api/profile/me', { body: { skills: ['logo'] } });

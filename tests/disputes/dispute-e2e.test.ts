@@ -8,13 +8,12 @@ import { eq } from 'drizzle-orm';
 import { milestones as milestonesTable } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { activeStripeContract, payAtStripe, startStripeServer } from '../helpers/stripe-mode.ts';
 import { fundedSandboxContract, type Milestone } from '../helpers/lifecycle.ts';
 import { formWith, pdfFile } from '../helpers/files.ts';
 import { startFakeChat, type FakeChat } from '../fakes/chat-completions.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 type Provider = 'sandbox' | 'stripe';
 
 describe.each<Provider>(['sandbox', 'stripe'])('a dispute on the %s provider', (provider) => {

@@ -1,24 +1,19 @@
 // No payout of a disputed contract is made: the payout job holds it and looks again later (one
 // "hour" of a payout day), and the dispute's end sends the payouts then due. On the sandbox
 // provider with a payout day of one second, so that payouts fall due within the test.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { createSandboxProvider } from '../../src/payments/sandbox.ts';
 import { payout, payoutHoldSeconds } from '../../src/services/milestones.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { fundedSandboxContract } from '../helpers/lifecycle.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
-let server: TestServer;
+const server = testFileServer({ PAYOUT_DAY_SECONDS: '1' });
 let client: User;
 
 beforeAll(async () => {
-  server = await startTestServer({ PAYOUT_DAY_SECONDS: '1' });
   client = await server.user('Payout Client');
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const milestoneStatuses = async (id: string) =>

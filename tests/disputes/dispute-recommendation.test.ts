@@ -7,12 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { checkAnswer, redact } from '../../src/domain/recommendation.ts';
 import { startFakeChat, type Answer, type FakeChat } from '../fakes/chat-completions.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { expectError } from '../helpers/expect-error.ts';
 import { fundedSandboxContract } from '../helpers/lifecycle.ts';
 import { formWith, pdfFile } from '../helpers/files.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 let chat: FakeChat;
 let server: TestServer;
 let client: User;
@@ -21,8 +20,7 @@ let stranger: User;
 beforeAll(async () => {
   chat = await startFakeChat();
   server = await startTestServer(chat.env);
-  client = await server.user('Rec Client Carol');
-  stranger = await server.user('Stranger');
+  [client, stranger] = await server.users('Rec Client Carol', 'Stranger');
   await client.api.PATCH('/api/profile/me', { body: { contact_details: 'carol-private@example.com, +44 20 7946 0958' } });
 });
 afterAll(async () => {

@@ -2,26 +2,20 @@
 // matching second acceptance resolves it, and the settlement job moves the money (refund, release,
 // split), lets the contract go and sends the payouts. Races between acceptances, and between an
 // acceptance and a withdrawal, have exactly one effect. A payout day is one second here.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { newId } from '../../src/ids.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { fundedSandboxContract, type Milestone } from '../helpers/lifecycle.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 type Api = { api: User['api'] };
-let server: TestServer;
+const server = testFileServer({ PAYOUT_DAY_SECONDS: '1' });
 let client: User;
 let stranger: User;
 
 beforeAll(async () => {
-  server = await startTestServer({ PAYOUT_DAY_SECONDS: '1' });
-  client = await server.user('Resolution Client');
-  stranger = await server.user('Stranger');
-});
-afterAll(async () => {
-  await server?.close();
+  [client, stranger] = await server.users('Resolution Client', 'Stranger');
 });
 
 type Outcome = 'release' | 'refund' | 'split';

@@ -2,10 +2,10 @@
 // the other party's response, evidence (statements and files, downloadable by the parties only,
 // served inert), withdrawal (the contract returns). Resolution and recommendations have files of
 // their own (dispute-resolution.test.ts, dispute-recommendation.test.ts).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { newId } from '../../src/ids.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import {
   activeSandboxContract,
@@ -17,18 +17,12 @@ import {
 import { formWith, pdfFile, pngFile, textFile } from '../helpers/files.ts';
 import { assertMatchesSpec } from '../helpers/spec-validator.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
-let server: TestServer;
+const server = testFileServer();
 let client: User;
 let stranger: User;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = await server.user('Dispute Client');
-  stranger = await server.user('Stranger');
-});
-afterAll(async () => {
-  await server?.close();
+  [client, stranger] = await server.users('Dispute Client', 'Stranger');
 });
 
 const open = (
@@ -207,8 +201,7 @@ describe('GET /api/disputes/{id}', () => {
 
 describe('GET /api/disputes', () => {
   it("lists the disputes of the caller's contracts, newest first, by status or contract, a page at a time", async () => {
-    const owner = await server.user('Listing Client');
-    const worker = await server.user('Listing Worker');
+    const [owner, worker] = await server.users('Listing Client', 'Listing Worker');
     const first = (await fundedSandboxContract(owner, worker, [{ title: 'Parser', amount_cents: 5_000 }])).contract;
     const second = (await fundedSandboxContract(owner, worker, [{ title: 'Docs', amount_cents: 1_000 }])).contract;
     const older = (await open(owner, first.id, [first.milestones[0]!.id])).data!;

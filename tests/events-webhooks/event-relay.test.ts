@@ -1,17 +1,13 @@
 // The outbox relay: every event written is handed to the subscribers once, in a transaction of the
 // relay's own, and marked dispatched with it; a running server dispatches on its own, soon after
 // the commit; a failing subscriber dispatches nothing (the events wait for the next try).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { inArray, isNull } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { events } from '../../db/schema.ts';
 import { dispatchPending, type EventSubscriber } from '../../src/services/event-relay.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const server = testFileServer();
 
 const undispatched = () => server.db.select({ id: events.id }).from(events).where(isNull(events.dispatchedAt));
 

@@ -1,28 +1,23 @@
 // GET /api/events: the caller's events, newest first or forward after one they saw, filtered by
 // type and resource; only the events the caller is in the audience of. Every item is checked
 // against the spec's Event union by the client.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { signInDev } from '../helpers/session.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 let client: User;
 let worker: User;
 let stranger: User;
 let gigId: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = await server.user('Feed Client');
-  worker = await server.user('Feed Worker');
-  stranger = await server.user('Feed Stranger');
+  [client, worker, stranger] = await server.users('Feed Client', 'Feed Worker', 'Feed Stranger');
   gigId = (await client.api.POST('/api/gigs', { body: { title: 'Rust parser', tags: ['rust'] } })).data!.id;
   await client.api.PATCH('/api/gigs/{id}', { params: { path: { id: gigId } }, body: { description: 'Parse logs.' } });
   await worker.api.POST('/api/gigs/{id}/applications', { params: { path: { id: gigId } }, body: { message: 'Me!' } });
 });
-afterAll(() => server?.close());
 
 const feed = (user: User, query: Record<string, string | number> = {}) => user.api.GET('/api/events', { params: { query } });
 

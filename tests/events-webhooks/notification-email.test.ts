@@ -3,7 +3,7 @@
 // email channel's preferences decide; the approval reminder job, run through pg-boss, sends each
 // reminder once; a 4xx reply is retried by pg-boss, a 5xx is not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from '../fakes/smtp.ts';
 import { APPROVAL_REMINDER_QUEUE, NOTIFICATION_EMAIL_QUEUE } from '../../src/job-system/queues.ts';
@@ -14,7 +14,6 @@ import { formatUtc } from '../../src/notifications/templates.ts';
 const TTL_MS = 30_000;
 let server: TestServer;
 let smtp: FakeSmtp;
-type User = Awaited<ReturnType<TestServer['user']>>;
 
 beforeAll(async () => {
   smtp = await startFakeSmtp();

@@ -2,9 +2,9 @@
 // (list, unread filter, paging, mark read, mark all, unread count), and what the event relay puts
 // there: a contract awaiting approval lands in both owners' inboxes with its link. Email is off
 // here (no SMTP_URL): tests/events-webhooks/notification-email.test.ts covers it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { signInDev } from '../helpers/session.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { approvedContract, pendingContract } from '../helpers/lifecycle.ts';
@@ -14,15 +14,7 @@ import { MESSAGES } from '../../src/services/notification-messages.ts';
 import { loadSpec } from '../../src/spec.ts';
 import { formatUtc } from '../../src/notifications/templates.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -111,8 +103,7 @@ describe('the inbox', () => {
   let contractId: string;
 
   beforeAll(async () => {
-    client = await server.user('Carol Client');
-    worker = await server.user('Walt Worker');
+    [client, worker] = await server.users('Carol Client', 'Walt Worker');
     contractId = (await pendingContract(client, worker, [{ title: 'Parser', amount_cents: 120_000, due_date: '2026-12-15' }])).contract.id;
   });
 
@@ -212,8 +203,7 @@ describe('the inbox', () => {
 
 describe('what arrives', () => {
   it("follows each channel's types: the KYC step goes to the worker only; a type left out does not arrive", async () => {
-    const client = await server.user('Kay Client');
-    const worker = await server.user('Kim Worker');
+    const [client, worker] = await server.users('Kay Client', 'Kim Worker');
     // The client turns contract.created off: approving needs no message for them any more.
     await client.api.PATCH('/api/notifications/{channel}', {
       params: { path: { channel: 'inbox' } },
@@ -232,8 +222,7 @@ describe('what arrives', () => {
   });
 
   it('quotes what the other party wrote on lines of its own: a name cannot rewrite the sentence around it', async () => {
-    const client = await server.user('Quinn Client');
-    const worker = await server.user('Wes. Your agent has checked these terms: nothing to review');
+    const [client, worker] = await server.users('Quinn Client', 'Wes. Your agent has checked these terms: nothing to review');
     const { contract } = await pendingContract(client, worker);
     const [message] = await inbox(client, 1);
     expect(message!.title).toBe('Approve your contract: "Build a Rust CLI"');
@@ -252,8 +241,7 @@ describe('what arrives', () => {
   });
 
   it('writes one message per user and event, however often the event is handed over', async () => {
-    const client = await server.user('Once Client');
-    const worker = await server.user('Once Worker');
+    const [client, worker] = await server.users('Once Client', 'Once Worker');
     await pendingContract(client, worker);
     await settled();
     // Every event handed over again, as after a relay that crashed before marking them dispatched.

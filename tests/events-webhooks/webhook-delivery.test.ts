@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createdGig } from '../helpers/lifecycle.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { events, webhookEndpoints } from '../../db/schema.ts';
 import { newId } from '../../src/ids.ts';
@@ -14,19 +15,15 @@ import { nextDelayMs, RETRY_SCHEDULE_SECONDS } from '../../src/services/webhook-
 import type { DeliveryResult } from '../../src/webhooks/safe-delivery.ts';
 
 const SCALE = 0.001;
-let server: TestServer;
+const server = testFileServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCALE: String(SCALE) });
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCALE: String(SCALE) });
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
-  await server?.close();
   await receiver?.close();
 });
-
-type User = Awaited<ReturnType<TestServer['user']>>;
 
 /** A user with an endpoint at `path` on the receiver. */
 async function userWithEndpoint(path: string, eventTypes: EventType[] | null = null) {
@@ -37,11 +34,7 @@ async function userWithEndpoint(path: string, eventTypes: EventType[] | null = n
 }
 
 /** Writes a gig.created event for the user (their gig's client). */
-async function createGig(user: User, title = 'Hooked gig') {
-  const res = await user.api.POST('/api/gigs', { body: { title, description: 'x', tags: ['rust'], rate_cents: 5000 } });
-  expect(res.response.status).toBe(201);
-  return res.data!;
-}
+const createGig = (user: User, title = 'Hooked gig') => createdGig(user, { title, description: 'x', rate_cents: 5000 });
 
 const at = (path: string) => receiver.received.filter((r) => r.path === path);
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, startTestServer, type TestUser } from '../helpers/server.ts';
 import { signInDev } from '../helpers/session.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -12,19 +12,16 @@ import { webhookEndpoints } from '../../db/schema.ts';
 import type { EventType } from '../../src/domain/events.ts';
 import { MAX_ENDPOINTS_PER_USER } from '../../src/services/webhooks.ts';
 
-let server: TestServer;
+const server = testFileServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' });
 let receiver: WebhookReceiver;
-let owner: Awaited<ReturnType<TestServer['user']>>;
-let stranger: Awaited<ReturnType<TestServer['user']>>;
+let owner: TestUser;
+let stranger: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' });
   receiver = await startWebhookReceiver();
-  owner = await server.user('Hook Owner');
-  stranger = await server.user('Hook Stranger');
+  [owner, stranger] = await server.users('Hook Owner', 'Hook Stranger');
 });
 afterAll(async () => {
-  await server?.close();
   await receiver?.close();
 });
 

@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { applications, gigs } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { newId } from '../../src/ids.ts';
 import { expectInvalid, expectError } from '../helpers/expect-error.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 let client: User;
 let stranger: User;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = await server.user('Client');
-  stranger = await server.user('Stranger');
-});
-afterAll(async () => {
-  await server?.close();
+  [client, stranger] = await server.users('Client', 'Stranger');
 });
 
 async function createGig(status?: 'draft' | 'open' | 'paused' | 'closed', owner = client) {

@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { applications, gigs, negotiations } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { newId } from '../../src/ids.ts';
 import { expectInvalid, expectError } from '../helpers/expect-error.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 let client: User;
 let other: User;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = await server.user('Client');
-  other = await server.user('Other');
-});
-afterAll(async () => {
-  await server?.close();
+  [client, other] = await server.users('Client', 'Other');
 });
 
 async function createGig(user: User, body: Record<string, unknown> = {}) {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import createClient from 'openapi-fetch';
 import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
 import type { paths } from '../../src/generated/api.d.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
@@ -13,6 +14,9 @@ import { createUserWithKey } from '../../src/services/api-keys.ts';
 import { specValidation } from './spec-validator.ts';
 
 export type ApiClient = ReturnType<typeof createClient<paths>>;
+
+/** A user made by TestServer.user(): their id, an API key, and a client that sends it. */
+export type TestUser = Awaited<ReturnType<TestServer['user']>>;
 
 export interface TestServer {
   url: string;
@@ -28,6 +32,8 @@ export interface TestServer {
   client(apiKey: string, header?: 'bearer' | 'x-api-key'): ApiClient;
   /** A new user with an API key, made the way the operator CLI makes them. */
   user(name?: string): Promise<{ userId: string; apiKey: string; apiKeyId: string; api: ApiClient }>;
+  /** New users with API keys, one per name, made in order. */
+  users<const Names extends string[]>(...names: Names): Promise<{ [K in keyof Names]: TestUser }>;
   close(): Promise<void>;
 }
 
@@ -104,6 +110,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const client = (apiKey: string, header: 'bearer' | 'x-api-key' = 'bearer') =>
     make(header === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey });
 
+  const user = async (name = 'Test User') => {
+    const created = await createUserWithKey({ db: database.db }, name);
+    return { ...created, api: client(created.apiKey) };
+  };
+
   return {
     url,
     runtime,
@@ -112,13 +123,36 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     databaseUrl: serverDb?.url,
     anonymous: make({}),
     client,
-    async user(name = 'Test User') {
-      const created = await createUserWithKey({ db: database.db }, name);
-      return { ...created, api: client(created.apiKey) };
+    user,
+    async users<const Names extends string[]>(...names: Names) {
+      const made: TestUser[] = [];
+      for (const name of names) made.push(await user(name));
+      return made as { [K in keyof Names]: TestUser };
     },
     async close() {
       await runtime.close();
       await serverDb?.drop();
     },
   };
+}
+
+/**
+ * The test file's server: started before its tests (beforeAll, in the order the call stands among
+ * the file's hooks) and closed after them. The handle forwards to that server, so tests and later
+ * hooks use `server.db`, `server.user()` as on the server itself; it is not usable before then.
+ */
+export function testFileServer(env: Record<string, string> | (() => Record<string, string>) = {}): TestServer {
+  let current: TestServer | undefined;
+  beforeAll(async () => {
+    current = await startTestServer(typeof env === 'function' ? env() : env);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, key) {
+      if (!current) throw new Error('the test server starts in beforeAll: use it in tests and hooks, not at import');
+      return Reflect.get(current, key);
+    },
+  });
 }

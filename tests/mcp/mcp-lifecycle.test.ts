@@ -11,10 +11,9 @@ import { eventsForResource } from '../../db/repositories/events.ts';
 import { listOperations, loadSpec } from '../../src/spec.ts';
 import { payOnSandboxPage, submitSandboxOnboarding } from '../helpers/lifecycle.ts';
 import { connectMcp, structured, type Transport } from '../helpers/mcp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { assertMatchesSpec } from '../helpers/spec-validator.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 type Body = Record<string, any>;
 
 const operations = new Map(listOperations(loadSpec()).map((op) => [op.operationId, op]));
@@ -66,8 +65,7 @@ async function agent(transport: Transport, user: User, called: Set<string>, aske
 
 describe.each<Transport>(['http', 'stdio'])('every tool over %s', (transport) => {
   it('two agents walk gig → apply → shortlist → negotiate → approve → KYC → fund → release, through MCP alone', async () => {
-    const clientUser = await server.user('Client Co');
-    const workerUser = await server.user('Worker Bee');
+    const [clientUser, workerUser] = await server.users('Client Co', 'Worker Bee');
     const called = new Set<string>();
     const asked: string[] = [];
     const client = await agent(transport, clientUser, called, asked);

@@ -6,12 +6,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { listOperations, loadSpec } from '../../src/spec.ts';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
 import { signInDev } from '../helpers/session.ts';
 import { type Answer, connectMcp, structured, type Transport } from '../helpers/mcp.ts';
-
-type User = Awaited<ReturnType<TestServer['user']>>;
 
 const spec = loadSpec();
 const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
@@ -23,8 +21,7 @@ const open: Client[] = [];
 
 beforeAll(async () => {
   server = await startTestServer();
-  client = await server.user('Client Co');
-  worker = await server.user('Worker Bee');
+  [client, worker] = await server.users('Client Co', 'Worker Bee');
 });
 
 afterAll(async () => {

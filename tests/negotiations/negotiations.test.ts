@@ -1,9 +1,9 @@
 // Negotiations over HTTP with two users' keys: start (with and without terms), rounds, agree,
 // cancel, contact share, lists. Each operation: success (body, DB, event), invalid input, no
 // credentials, a non-party, the wrong role and the wrong state.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { negotiation as openNegotiation, pendingContract, shortlistedGig } from '../helpers/lifecycle.ts';
 import { contracts, milestones as milestoneTable, negotiationRounds, negotiations, users } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
@@ -11,22 +11,15 @@ import { newId } from '../../src/ids.ts';
 import { expectInvalid, expectError } from '../helpers/expect-error.ts';
 import { grantCredits } from '../../src/services/credits.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 let client: User;
 let worker: User;
 let stranger: User;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = await server.user('Client');
-  worker = await server.user('Worker');
-  stranger = await server.user('Stranger');
+  [client, worker, stranger] = await server.users('Client', 'Worker', 'Stranger');
   // The file's client shortlists more workers than a free tier's month of credits pays for.
   await grantCredits(server, client.userId, 100, 'negotiation tests');
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const terms = {

@@ -5,19 +5,17 @@
 // Zl, Zp); multi-line text (descriptions, notes, messages) keeps line feeds and tabs, and refuses
 // the other control and format characters. Tags are normalized instead: NFKC, format characters
 // removed, so `ｒｕｓｔ`, `ru\u200bst` and `rust` are one tag. Each refusal is 400 naming the field.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalid } from '../helpers/expect-error.ts';
 import { shortlistedGig } from '../helpers/lifecycle.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser } from '../helpers/server.ts';
 import { cookieClient, signInDev } from '../helpers/session.ts';
 
-let server: TestServer;
-let client: Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
+let client: TestUser;
 beforeAll(async () => {
-  server = await startTestServer();
   client = await server.user('Text Client');
 });
-afterAll(() => server?.close());
 
 /** Line breaks, controls, a zero-width space, a bidi override, a BOM: none belongs on one line. */
 const NOT_ON_ONE_LINE = [

@@ -1,20 +1,14 @@
 // The hourly housekeeping job, run as pg-boss runs it: what it forgets (idempotency keys past 24 h,
 // expired or revoked sessions, webhook delivery attempts past 30 days, read inbox messages past 90
 // days, provider events past 30 days) and what it keeps.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { HOUSEKEEPING_QUEUE } from '../../src/job-system/queues.ts';
 import { idempotencyKeys, notificationMessages, providerEvents, sessions, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import { idAt, newId } from '../../src/ids.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
 const hoursAhead = (h: number) => new Date(Date.now() + h * 3_600_000);

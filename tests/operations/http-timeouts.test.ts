@@ -141,8 +141,7 @@ describe('HTTP_CONNECTION_TIMEOUT_MS', () => {
 
 describe('MCP tool calls waiting for their owner', () => {
   it('keep their connection past HTTP_CONNECTION_TIMEOUT_MS of silence', async () => {
-    const client = await server.user('Patient Client');
-    const worker = await server.user('Patient Worker');
+    const [client, worker] = await server.users('Patient Client', 'Patient Worker');
     const { contract } = await pendingContract(client, worker);
     // The owner takes longer to answer than a silent connection is allowed.
     const slowYes = (async () => {

@@ -1,20 +1,14 @@
 // Every queue the server works has an expiry fitted to its work (not pg-boss's default 15
 // minutes): a job whose process crashed is taken for dead, and retried, that much later.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { testFileServer } from '../helpers/server.ts';
 import { allJobs } from '../../jobs/index.ts';
 import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../../src/job-system/queues.ts';
 import type { Context } from '../../src/context.ts';
 
 const PG_BOSS_DEFAULT_EXPIRY = 900;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 describe('job queues', () => {
   it('each has the expiry its definition gives, shorter than pg-boss default', async () => {

@@ -10,11 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeChat, type FakeChat } from '../fakes/chat-completions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { pendingContract, respondedDispute } from '../helpers/lifecycle.ts';
 import { activeStripeContract, startStripeServer } from '../helpers/stripe-mode.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 const HOLD_MS = 2_500;
 /** More than the server's pool of connections (10), so that held connections would starve it. */
 const SLOW_REQUESTS = 12;
@@ -76,8 +75,7 @@ async function othersAnswerWhileHeld(target: TestServer, slow: () => Promise<Res
 
 describe('a slow outside service under an Idempotency-Key holds no transaction', () => {
   it('webhook test deliveries to a slow receiver', async () => {
-    const owner = await server.user('Slow Receiver Owner');
-    const bystander = await server.user('Bystander One');
+    const [owner, bystander] = await server.users('Slow Receiver Owner', 'Bystander One');
     const endpoint = await owner.api.POST('/api/webhooks', { body: { url: `${receiver.url}/slow` } });
     expect(endpoint.response.status).toBe(201);
     receiver.script(...Array.from({ length: SLOW_REQUESTS }, () => ({ status: 200, delayMs: HOLD_MS })));
@@ -102,9 +100,7 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
   });
 
   it('a recommendation from a slow model', async () => {
-    const client = await server.user('Slow Model Client');
-    const worker = await server.user('Slow Model Worker');
-    const bystander = await server.user('Bystander Two');
+    const [client, worker, bystander] = await server.users('Slow Model Client', 'Slow Model Worker', 'Bystander Two');
     const { disputeId: id } = await respondedDispute(client, worker);
     const advice = {
       outcome: 'split',

@@ -1,23 +1,19 @@
 // Prepared queries (db/prepared.ts) are built once per handle they are given: given a transaction,
 // they read what it wrote and has not yet committed; given the database, only what is committed (on
 // a server Postgres: PGlite runs one transaction at a time); a rollback leaves nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findVisibleGig, insertGig } from '../../db/repositories/gigs.ts';
 import { findLiveSession, insertSession, revokeSessionByTokenHash } from '../../db/repositories/sessions.ts';
 import { getNegotiationForParty, insertNegotiation } from '../../db/repositories/negotiations.ts';
 import { newId } from '../../src/ids.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 
 // PGlite has one connection: a read outside an open transaction waits for it to end.
 const concurrentReads = Boolean(process.env.DATABASE_URL);
-let server: TestServer;
+const server = testFileServer();
 let clientId: string;
 beforeAll(async () => {
-  server = await startTestServer();
   clientId = (await server.user('Prepared Client')).userId;
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const newGig = (db: Parameters<typeof insertGig>[0], status: 'open' | 'draft' = 'open') =>

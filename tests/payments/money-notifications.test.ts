@@ -5,14 +5,13 @@
 // tests/fakes/smtp.ts), on the sandbox provider; a payout day is one second.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { fundedSandboxContract } from '../helpers/lifecycle.ts';
 import { startFakeSmtp, type FakeSmtp } from '../fakes/smtp.ts';
 import { paymentAccounts } from '../../db/schema.ts';
 import { PAYOUT_QUEUE } from '../../src/job-system/queues.ts';
 import { formatUtc } from '../../src/notifications/templates.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 type Message = { type: string; title: string; body: string; link: string };
 
 let server: TestServer;
@@ -30,8 +29,7 @@ let pairs = 0;
 /** A client and a worker with email addresses, and their contract's one milestone of $500, funded. */
 async function fundedPair() {
   const n = ++pairs;
-  const client = await server.user('Carol Client');
-  const worker = await server.user('Walt Worker');
+  const [client, worker] = await server.users('Carol Client', 'Walt Worker');
   for (const [user, email] of [
     [client, `client${n}@example.com`],
     [worker, `worker${n}@example.com`],

@@ -1,22 +1,17 @@
 // The sandbox provider's pages (the default provider, docs/architecture.md §7): the connect_url page completes
 // onboarding, the pay page confirms or declines a payment, and the whole lifecycle runs locally.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { activeSandboxContract, approvedContract, submitSandboxOnboarding, type Milestone } from '../helpers/lifecycle.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { milestones as milestonesTable } from '../../db/schema.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer({ PAYOUT_DAY_SECONDS: '1' });
 let client: User;
 
 beforeAll(async () => {
-  server = await startTestServer({ PAYOUT_DAY_SECONDS: '1' });
   client = await server.user('Client');
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const eventTypes = async (type: 'milestone' | 'contract', id: string) => (await eventsForResource(server.db, type, id)).map((e) => e.type);

@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
-import type { TestServer } from '../helpers/server.ts';
+import type { TestServer, TestUser as User } from '../helpers/server.ts';
 import {
   CONNECT_WEBHOOK_SECRET,
   WEBHOOK_SECRET,
@@ -25,7 +25,6 @@ import pino from 'pino';
 
 let fake: FakeStripe;
 let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
 let client: User;
 
 beforeAll(async () => {

@@ -1,23 +1,16 @@
 // Deleting an account (POST /api/profile/me/delete): only from a browser session and with the
 // confirmation; refused while a contract binds the user; otherwise what the user has open ends (each
 // with the other party's event), what is personal is erased, and nothing of theirs works after.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { signInDev, type BrowserSession } from '../helpers/session.ts';
 import { activeSandboxContract, completedSandboxContract, negotiation, pendingContract, shortlistedGig } from '../helpers/lifecycle.ts';
 import { formWith, pdfFile } from '../helpers/files.ts';
 import { applications, milestones, notificationMessages, storedFiles, users, webhookEndpoints } from '../../db/schema.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' });
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 const CONFIRM = { confirm: 'delete my account' } as const;
 
 async function person(name: string): Promise<{ user: User; session: BrowserSession }> {

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { signInDev } from '../helpers/session.ts';
 import { users, vouches } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { expectInvalid } from '../helpers/expect-error.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 const userRow = async (id: string) => (await server.db.select().from(users).where(eq(users.id, id)))[0]!;
 
@@ -163,10 +157,7 @@ describe('PATCH /api/profile/me', () => {
 
 describe('GET /api/profile/{userId}', () => {
   it('shows the public profile with who vouched (newest first) and the linked GitHub account', async () => {
-    const viewer = await server.user('Viewer');
-    const subject = await server.user('Subject');
-    const voucherA = await server.user('Voucher A');
-    const voucherB = await server.user('Voucher B');
+    const [viewer, subject, voucherA, voucherB] = await server.users('Viewer', 'Subject', 'Voucher A', 'Voucher B');
     await subject.api.PATCH('/api/profile/me', {
       body: { bio: 'Public bio.', skills: ['Rust'], portfolio_website_url: 'https://subject.example' },
     });
@@ -209,8 +200,7 @@ describe('GET /api/profile/{userId}', () => {
   });
 
   it('shows github: null when no account is linked', async () => {
-    const viewer = await server.user('Viewer 2');
-    const plain = await server.user('Plain');
+    const [viewer, plain] = await server.users('Viewer 2', 'Plain');
     const res = await viewer.api.GET('/api/profile/{userId}', { params: { path: { userId: plain.userId } } });
     expect(res.data).toMatchObject({ github: null, vouched_by: [] });
   });

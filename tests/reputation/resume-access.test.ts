@@ -2,22 +2,14 @@
 // worker took part in (an application the worker made, an invitation the worker answered by
 // negotiating, a contract), only while that relation lasts. An invitation alone, which any user
 // can send for 1 credit, gives nothing. Over HTTP; the worker's file is real (tests/helpers/files.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { expectError } from '../helpers/expect-error.ts';
 import { completedSandboxContract, negotiation, pendingContract } from '../helpers/lifecycle.ts';
 import { formWith, pdfFile } from '../helpers/files.ts';
 import { expireOverdue } from '../../src/services/contracts.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 /** A worker with a resume on file, and a client who has nothing to do with them yet. */
 async function pair() {

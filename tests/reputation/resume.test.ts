@@ -2,9 +2,10 @@
 // resume_url, with real files made in tests/helpers/files.ts; and the database after each.
 import net from 'node:net';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
+import { appliedGig } from '../helpers/lifecycle.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { storedFiles, users } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
@@ -23,15 +24,7 @@ import {
   webpFile,
 } from '../helpers/files.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 /** POST /api/profile/me/resume with a form, through the spec-checking client. */
 function upload(user: User, form: FormData | undefined, headers: Record<string, string> = {}) {
@@ -324,15 +317,9 @@ describe('GET /api/profile/{userId}/resume', () => {
   let client: User;
   const pdf = pdfFile('Worker');
   beforeAll(async () => {
-    worker = await server.user('Worker');
-    client = await server.user('Client');
+    [worker, client] = await server.users('Worker', 'Client');
     expect((await uploadFile(worker, pdf)).response.status).toBe(200);
-    const gig = await client.api.POST('/api/gigs', { body: { title: 'Parser', tags: ['rust'] } });
-    const applied = await worker.api.POST('/api/gigs/{id}/applications', {
-      params: { path: { id: gig.data!.id } },
-      body: { message: 'Me.' },
-    });
-    expect(applied.response.status).toBe(201);
+    await appliedGig(client, worker, { message: 'Me.' }, { title: 'Parser' });
   });
 
   it('serves the file to its owner, inert: attachment, its sniffed type, nosniff, a sandboxing CSP, no caching', async () => {

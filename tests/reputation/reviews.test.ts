@@ -5,9 +5,9 @@
 // credentials, a non-party, the wrong state, races; the database after each. Time moves by the
 // publication job's clock argument (publishDueReviews(ctx, now)) and, for requests, by moving a
 // contract's completion back in the database.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { completedSandboxContract, pendingContract } from '../helpers/lifecycle.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { contracts, reviews } from '../../db/schema.ts';
@@ -17,16 +17,11 @@ import { REVIEW_PERIOD_MS } from '../../src/domain/review.ts';
 import { REVIEW_PUBLICATION_QUEUE } from '../../src/job-system/queues.ts';
 import { newId } from '../../src/ids.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
+const server = testFileServer();
 let stranger: User;
 
 beforeAll(async () => {
-  server = await startTestServer();
   stranger = await server.user('Stranger');
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 type Body = { rating: number; text: string };
@@ -192,8 +187,7 @@ describe('POST /api/contracts/{id}/reviews and GET /api/contracts/{id}/reviews',
   });
 
   it('answers 409 INVALID_STATE before the contract is completed', async () => {
-    const client = await server.user('Client');
-    const worker = await server.user('Worker');
+    const [client, worker] = await server.users('Client', 'Worker');
     const { contract } = await pendingContract(client, worker);
     expectError(await review(client, contract.id), 409, 'INVALID_STATE', /once the contract is completed; it is pending_owner_approval/);
     expectError(await view(worker, contract.id), 409, 'INVALID_STATE', /pending_owner_approval/);
@@ -242,9 +236,7 @@ describe('POST /api/contracts/{id}/reviews and GET /api/contracts/{id}/reviews',
 
 describe('GET /api/profile/{userId}/reviews and the profile', () => {
   it('lists published reviews newest first with author, role and gig, paginated; the profile counts and averages them', async () => {
-    const worker = await server.user('Wanda');
-    const one = await server.user('Client One');
-    const two = await server.user('Client Two');
+    const [worker, one, two] = await server.users('Wanda', 'Client One', 'Client Two');
     const ids: string[] = [];
     for (const [client, rating] of [
       [one, 4],
@@ -320,9 +312,7 @@ describe('GET /api/profile/{userId}/reviews and the profile', () => {
 
 describe('reviews in worker recommendations', () => {
   it('add the ratings clients published to the score, with a reason; ratings as a client do not count', async () => {
-    const client = await server.user('Recruiter');
-    const rated = await server.user('Rated Worker');
-    const unrated = await server.user('Unrated Worker');
+    const [client, rated, unrated] = await server.users('Recruiter', 'Rated Worker', 'Unrated Worker');
     for (const w of [rated, unrated]) await w.api.PATCH('/api/profile/me', { body: { skills: ['haskell'] } });
     for (const rating of [5, 4]) {
       const { contract } = await completedSandboxContract(client, rated);

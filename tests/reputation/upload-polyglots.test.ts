@@ -3,20 +3,14 @@
 // handler in any tag, a javascript: URL, and markup written in UTF-16 (either byte order, either
 // alignment). What merely mentions such words stays accepted. Through the resume upload, which
 // dispute evidence shares (src/domain/uploads.ts); tests/reputation/resume.test.ts has the other refusals.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 import { expectError } from '../helpers/expect-error.ts';
 import { storedFiles } from '../../db/schema.ts';
 import { formWith, jpegWithComment, pdfFile, pngWithText, webpFile } from '../helpers/files.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 async function upload(bytes: Uint8Array) {
   const user = await server.user();

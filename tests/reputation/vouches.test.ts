@@ -2,24 +2,16 @@
 // vouched for), shown on the public profile and counted by worker recommendations; refused for
 // oneself, for an unknown user, twice (also when two identical requests race), without
 // credentials and with a broken body, each refusal changing nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 import { signInDev } from '../helpers/session.ts';
 import { expectError, expectInvalid } from '../helpers/expect-error.ts';
 import { events, vouches } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { newId } from '../../src/ids.ts';
 
-let server: TestServer;
-type User = Awaited<ReturnType<TestServer['user']>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 const vouch = (user: { api: User['api'] }, vouchedUserId: string, headers: Record<string, string> = {}) =>
   user.api.POST('/api/vouches', { body: { vouched_user_id: vouchedUserId }, headers });
@@ -29,8 +21,7 @@ const vouchEvents = async (userId: string) =>
 
 describe('POST /api/vouches', () => {
   it('records the vouch, shows it on the profile and writes vouch.received for the user vouched for', async () => {
-    const ada = await server.user('Ada');
-    const bob = await server.user('Bob');
+    const [ada, bob] = await server.users('Ada', 'Bob');
     const res = await vouch(ada, bob.userId);
     expect(res.response.status).toBe(200);
     expect(res.data).toEqual({
@@ -76,8 +67,7 @@ describe('POST /api/vouches', () => {
   });
 
   it('takes a browser session as well as a key', async () => {
-    const ada = await server.user('Ada');
-    const bob = await server.user('Bob');
+    const [ada, bob] = await server.users('Ada', 'Bob');
     const session = await signInDev(server, { userId: ada.userId });
     const res = await session.api.POST('/api/vouches', { body: { vouched_user_id: bob.userId } });
     expect(res.response.status).toBe(200);
@@ -101,8 +91,7 @@ describe('POST /api/vouches', () => {
   });
 
   it('refuses a second vouch for the same user with 409 CONFLICT (a vouch is permanent)', async () => {
-    const ada = await server.user('Ada');
-    const bob = await server.user('Bob');
+    const [ada, bob] = await server.users('Ada', 'Bob');
     const first = await vouch(ada, bob.userId);
     expect(first.response.status).toBe(200);
     expectError(await vouch(ada, bob.userId), 409, 'CONFLICT', /already vouched/);
@@ -113,8 +102,7 @@ describe('POST /api/vouches', () => {
   });
 
   it('of two identical requests at once, records one vouch with one event; the other gets 409', async () => {
-    const ada = await server.user('Ada');
-    const bob = await server.user('Bob');
+    const [ada, bob] = await server.users('Ada', 'Bob');
     const results = await Promise.all(Array.from({ length: 4 }, () => vouch(ada, bob.userId)));
     expect(results.map((r) => r.response.status).sort()).toEqual([200, 409, 409, 409]);
     for (const r of results.filter((x) => x.response.status === 409)) expectError(r, 409, 'CONFLICT');
@@ -123,8 +111,7 @@ describe('POST /api/vouches', () => {
   });
 
   it('replays the first answer for a repeated Idempotency-Key', async () => {
-    const ada = await server.user('Ada');
-    const bob = await server.user('Bob');
+    const [ada, bob] = await server.users('Ada', 'Bob');
     const first = await vouch(ada, bob.userId, { 'idempotency-key': 'vouch-once' });
     const again = await vouch(ada, bob.userId, { 'idempotency-key': 'vouch-once' });
     expect(again.response.status).toBe(200);
@@ -134,8 +121,7 @@ describe('POST /api/vouches', () => {
   });
 
   it('refuses a broken body with 400 and no credentials with 401, changing nothing', async () => {
-    const ada = await server.user('Ada');
-    const bob = await server.user('Bob');
+    const [ada, bob] = await server.users('Ada', 'Bob');
     expectInvalid(await ada.api.POST('/api/vouches', { body: {} as never }), 'body.vouched_user_id');
     expectInvalid(await ada.api.POST('/api/vouches', { body: { vouched_user_id: 'bob' } }), 'body.vouched_user_id');
     expectInvalid(await ada.api.POST('/api/vouches', { body: { vouched_user_id: bob.userId, extra: 1 } as never }), 'body.extra');
@@ -151,8 +137,7 @@ describe('POST /api/vouches', () => {
 
 describe('vouches in worker recommendations', () => {
   it('count for the worker vouched for (the recommendations read the same table)', async () => {
-    const client = await server.user('Client');
-    const worker = await server.user('Worker');
+    const [client, worker] = await server.users('Client', 'Worker');
     await worker.api.PATCH('/api/profile/me', { body: { skills: ['elixir'] } });
     const gig = await client.api.POST('/api/gigs', { body: { title: 'Elixir service', tags: ['elixir'] } });
     expect((await vouch(client, worker.userId)).response.status).toBe(200);

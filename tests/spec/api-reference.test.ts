@@ -1,14 +1,10 @@
 // The API reference at /docs (src/http/api-reference.ts): Scalar's plugin, loaded on the first
 // request in an instance of its own and reached through our routes: the page, its script, the
 // redirect from /docs, and our 404 envelope for a path it does not have.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { testFileServer } from '../helpers/server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const server = testFileServer();
 
 describe('/docs', () => {
   it('serves the reference page, pointed at /openapi.json, with the script it loads', async () => {

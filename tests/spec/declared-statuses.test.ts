@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { stringify as stableStringify } from 'safe-stable-stringify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SpecOperation } from '../../src/spec.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, startTestServer } from '../helpers/server.ts';
 import { signInDev } from '../helpers/session.ts';
 import {
   bearer,
@@ -28,14 +28,10 @@ import {
 import { inline, invalidArb, schemaValidator, validArb } from '../helpers/schema-arbitrary.ts';
 import { buildWorld, credentialsOf, formFor, pathParameters, requestFor, type World, type WorldUser } from '../helpers/world.ts';
 
-let server: TestServer;
+const server = testFileServer({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' });
 let world: World;
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' });
   world = await buildWorld(server);
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const takesKeys = (op: SpecOperation) => schemesOf(op).has('bearerApiKey') || schemesOf(op).has('headerApiKey');

@@ -4,24 +4,20 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import net from 'node:net';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec.ts';
 import { gigs, negotiations, users } from '../../db/schema.ts';
 import { shortlistedGig } from '../helpers/lifecycle.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, startTestServer } from '../helpers/server.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addSchema(loadSpec(), 'spec');
 const isEnvelope = ajv.compile({ $ref: 'spec#/components/schemas/ErrorResponse' });
 
-let server: TestServer;
+const server = testFileServer();
 let apiKey: string;
 beforeAll(async () => {
-  server = await startTestServer();
   ({ apiKey } = await server.user('Erin'));
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 interface ErrorBody {
@@ -288,8 +284,7 @@ describe('values the database cannot hold are refused as invalid input, not fail
   });
 
   it('refuses a date in year 0 (Postgres has none) with 400 naming the field, and stores nothing', async () => {
-    const client = await server.user('Year Zero Client');
-    const worker = await server.user('Year Zero Worker');
+    const [client, worker] = await server.users('Year Zero Client', 'Year Zero Worker');
     const gig = await shortlistedGig(client, worker);
     const terms = {
       gig_id: gig.id,

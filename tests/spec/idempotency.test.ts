@@ -2,21 +2,14 @@
 // the first response and does nothing again; another request with the key is refused; while the
 // first is running, a retry gets 409; failures of validation are not recorded.
 import { and, count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiKeys, events, gigs, idempotencyKeys } from '../../db/schema.ts';
 import { cookieClient, signInDev } from '../helpers/session.ts';
 import type { components } from '../../src/generated/api.d.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 type GigBody = { title: string; description?: string; compensation_min_cents?: number | null; compensation_max_cents?: number | null };
 
 const createGig = (user: User, body: GigBody, key?: string) =>
@@ -81,8 +74,7 @@ describe('Idempotency-Key on POST /api/gigs', () => {
   });
 
   it('refuses the same key on another route (422), which then does nothing', async () => {
-    const carol = await server.user('Carol');
-    const dave = await server.user('Dave');
+    const [carol, dave] = await server.users('Carol', 'Dave');
     const gig = await createGig(carol, { title: 'Translate a page' });
     expect(gig.response.status).toBe(201);
     expect((await createGig(dave, { title: 'Dave’s gig' }, 'dave-key')).response.status).toBe(201);
@@ -119,8 +111,7 @@ describe('Idempotency-Key on POST /api/gigs', () => {
   });
 
   it('keeps two users with the same key value apart', async () => {
-    const frank = await server.user('Frank');
-    const grace = await server.user('Grace');
+    const [frank, grace] = await server.users('Frank', 'Grace');
     const a = await createGig(frank, { title: 'Same key' }, 'shared-value');
     const b = await createGig(grace, { title: 'Same key' }, 'shared-value');
     expect(a.response.status).toBe(201);

@@ -1,19 +1,11 @@
 // /llms.txt and /llms-full.txt: public, plain text, generated from the spec.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listOperations, loadSpec } from '../../src/spec.ts';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { testFileServer } from '../helpers/server.ts';
 
 const spec = loadSpec();
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const server = testFileServer();
 
 async function get(path: string) {
   const res = await fetch(`${server.url}${path}`);
