@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     // Builds the dashboard (web/dist/, read by every test of `/`) and the server's bundle (dist/,
     // which tests of the server process run, as `npm start` does) once when missing or stale.
-    globalSetup: ['tests/setup/builds.ts'],
+    // Migrates one template database that every file's database is a copy of (tests/setup/databases.ts).
+    globalSetup: ['tests/setup/builds.ts', 'tests/setup/databases.ts'],
     // Each file starts its own server and database; two cores run two files at a time.
     pool: 'forks',
     maxWorkers: 2,
