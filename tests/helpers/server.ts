@@ -55,7 +55,7 @@ type Template = { postgres: string } | { pgliteDump: string } | undefined;
 let pgliteDump: Blob | undefined;
 
 /** The run's migrated template's PGlite dump, read once per worker; undefined on Postgres or outside vitest's run. */
-function pgliteTemplate(): Blob | undefined {
+export function pgliteTemplate(): Blob | undefined {
   const template = inject('testDatabaseTemplate') as Template;
   if (!template || !('pgliteDump' in template)) return undefined;
   pgliteDump ??= new Blob([new Uint8Array(fs.readFileSync(template.pgliteDump))]);

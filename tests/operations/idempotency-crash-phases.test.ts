@@ -1,13 +1,3 @@
-// Idempotency-Key across a crash at each recovery point, with real `node dist/server.js` processes
-// on either database: the process dies (SIGKILL, at a crash point named by GIGMARKET_CRASH_AT)
-// right after an outside call answered, after its result was recorded, or after the final
-// transaction committed; a new process then answers the retry. Each retry has exactly one effect:
-// one PaymentIntent at the payment provider's fake, one stored recommendation, one gig; the model
-// and the provider are asked again only when the crash came before their answer was recorded.
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../../src/generated/api.d.ts';
@@ -15,45 +5,20 @@ import type { CrashPoint } from '../../src/crash-points.ts';
 import { startFakeChat, type FakeChat } from '../fakes/chat-completions.ts';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
 import { respondedDispute } from '../helpers/lifecycle.ts';
-import { freePort, freshServerDatabase, type TestServer } from '../helpers/server.ts';
-import { killRunningServers, spawnServer, waitUntilHealthy, type ServerProcess } from '../helpers/server-process.ts';
+import { freePort, type TestServer, type TestUser } from '../helpers/server.ts';
+import {
+  killRunningServers,
+  processDatabase,
+  spawnServer,
+  usersBeforeStart,
+  waitUntilHealthy,
+  type ProcessDatabase,
+  type ServerProcess,
+} from '../helpers/server-process.ts';
 import { specValidation } from '../helpers/spec-validator.ts';
 import { activeStripeContract, CONNECT_WEBHOOK_SECRET, WEBHOOK_SECRET } from '../helpers/stripe-mode.ts';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const LOCK_TIMEOUT_S = 1;
-
-interface Database {
-  env: Record<string, string>;
-  drop(): Promise<void>;
-}
-
-/** A fresh database: a new one on the Postgres server when DATABASE_URL is set, else a PGlite data directory. */
-async function freshDatabase(): Promise<Database> {
-  if (process.env.DATABASE_URL) {
-    const fresh = await freshServerDatabase(process.env.DATABASE_URL);
-    return { env: { DATABASE_URL: fresh.url }, drop: fresh.drop };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-crash-'));
-  return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** A user and an API key, made by the operator CLI before any server runs. */
-function cliUser(env: Record<string, string>, name: string): Promise<{ userId: string; apiKey: string }> {
-  const { DATABASE_URL: _inherited, ...rest } = process.env;
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['src/cli.ts', 'create-user', name, '--json'],
-      { cwd: root, env: { ...rest, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`${error.message}\n${stderr}`));
-        const created = JSON.parse(stdout);
-        resolve({ userId: created.user_id, apiKey: created.api_key });
-      },
-    );
-  });
-}
 
 /** A server process on a fixed port (so clients outlive it), and its users' API clients. */
 class Deployment {
@@ -71,11 +36,14 @@ class Deployment {
     this.server = await spawnServer(crashAt ? { ...env, GIGMARKET_CRASH_AT: crashAt } : env, this.port);
     await waitUntilHealthy(this.server);
   }
-  async user(name: string) {
-    const { userId, apiKey } = await cliUser(this.env, name);
-    const api = createClient<paths>({ baseUrl: this.url, headers: { authorization: `Bearer ${apiKey}` } });
-    api.use(specValidation);
-    return { userId, apiKey, apiKeyId: '', api };
+  /** Users with API keys, made before any server runs, and their API clients. */
+  async users<const Names extends string[]>(...names: Names) {
+    const made = await usersBeforeStart(this.env as ProcessDatabase['env'], ...names);
+    return made.map(({ userId, apiKey, apiKeyId }) => {
+      const api = createClient<paths>({ baseUrl: this.url, headers: { authorization: `Bearer ${apiKey}` } });
+      api.use(specValidation);
+      return { userId, apiKey, apiKeyId, api };
+    }) as { [K in keyof Names]: TestUser };
   }
   /** The process died at its crash point: its request got no answer. */
   async crashed() {
@@ -113,7 +81,7 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
 
   for (const point of POINTS) {
     it(`funding a milestone at the payment provider, killed ${point}`, async () => {
-      const db = await freshDatabase();
+      const db = await processDatabase();
       const stripeEnv = {
         STRIPE_SECRET_KEY: stripe.secretKey,
         STRIPE_WEBHOOK_SECRET: `${WEBHOOK_SECRET},${CONNECT_WEBHOOK_SECRET}`,
@@ -122,8 +90,7 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
       };
       const app = new Deployment(await freePort(), { ...db.env, ...stripeEnv });
       try {
-        const client = await app.user('Crash Fund Client');
-        const worker = await app.user('Crash Fund Worker');
+        const [client, worker] = await app.users('Crash Fund Client', 'Crash Fund Worker');
         await app.start(point);
         const { contract } = await activeStripeContract({ url: app.url } as TestServer, stripe, client, worker, [
           { title: 'Only part', amount_cents: 4_200 },
@@ -162,11 +129,10 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
     }, 120_000);
 
     it(`a dispute recommendation from the model, killed ${point}`, async () => {
-      const db = await freshDatabase();
+      const db = await processDatabase();
       const app = new Deployment(await freePort(), { ...db.env, ...chat.env, LLM_TIMEOUT_MS: '5000' });
       try {
-        const client = await app.user('Crash Rec Client');
-        const worker = await app.user('Crash Rec Worker');
+        const [client, worker] = await app.users('Crash Rec Client', 'Crash Rec Worker');
         await app.start(point);
         const { disputeId: id } = await respondedDispute(client, worker);
         const recommend = () =>
@@ -196,10 +162,10 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
 
   for (const point of ['before-final-transaction', 'after-final-transaction'] as const) {
     it(`creating a gig (one transaction), killed ${point}`, async () => {
-      const db = await freshDatabase();
+      const db = await processDatabase();
       const app = new Deployment(await freePort(), db.env);
       try {
-        const client = await app.user('Crash Gig Client');
+        const [client] = await app.users('Crash Gig Client');
         await app.start(point);
         const create = () =>
           client.api.POST('/api/gigs', { body: { title: `Killed ${point}` }, params: { header: { 'Idempotency-Key': 'gig-once' } } });

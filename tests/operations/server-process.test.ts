@@ -14,7 +14,15 @@ import { createUserWithKey } from '../../src/services/api-keys.ts';
 import { SERVER_NODE_ARGS } from '../../scripts/start-command.ts';
 import { startFakeGithub } from '../fakes/github.ts';
 import { CookieJar, SESSION_COOKIE } from '../helpers/session.ts';
-import { SERVER_SCRIPT, get, killRunningServers, spawnServer, waitUntilHealthy, type ServerProcess } from '../helpers/server-process.ts';
+import {
+  SERVER_SCRIPT,
+  get,
+  killRunningServers,
+  pgliteDataDir,
+  spawnServer,
+  waitUntilHealthy,
+  type ServerProcess,
+} from '../helpers/server-process.ts';
 import { freePort } from '../helpers/server.ts';
 
 /**
@@ -207,7 +215,7 @@ describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) =
 
 describe('npm start', () => {
   it('runs node dist/server.js in its own place: a SIGTERM sent to npm reaches the server, which shuts down gracefully', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
+    const dataDir = await pgliteDataDir('gm-proc-');
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
     const { DATABASE_URL: _ignored, ...inherited } = process.env;
@@ -249,12 +257,12 @@ describe('npm start', () => {
     if (alive()) process.kill(pid, 'SIGKILL');
     expect(alive(), `the server outlived npm:\n${out}`).toBe(false);
     expect(out).toContain('"msg":"shut down"');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('the client address in the log', () => {
   it('is the socket peer, whatever X-Forwarded-For says, unless TRUST_PROXY names the proxy', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
+    const dataDir = await pgliteDataDir('gm-proc-');
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const loggedAddress = async (env: Record<string, string>) => {
       const server = await spawnServer({ DATA_DIR: dataDir, ...env });
@@ -272,7 +280,7 @@ describe('the client address in the log', () => {
 
 describe('the server log', () => {
   it('holds no credential: no API key, session cookie, OAuth code or state, sandbox token, even on an error', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-proc-'));
+    const dataDir = await pgliteDataDir('gm-proc-');
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const setup = await openDatabase({ dataDir });
     await migrate(setup);
@@ -330,13 +338,13 @@ describe('the server log', () => {
     ]) {
       expect(log, `the log holds ${secret}`).not.toContain(secret);
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a server whose log nobody reads', () => {
   /** A server on its own PGlite whose standard output the test controls; resolves once it listens. */
   async function unreadServer() {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-log-'));
+    const dataDir = await pgliteDataDir('gm-log-');
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
     const { DATABASE_URL: _ignored, ...inherited } = process.env;
@@ -376,7 +384,7 @@ describe('a server whose log nobody reads', () => {
     await busy(server.url, 600);
     server.child.kill('SIGTERM');
     expect(await exitsWithin(server.exited, 20_000)).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it('keeps serving, and exits 0 on SIGTERM, when the reader closed its end', async () => {
     const server = await unreadServer();
@@ -384,5 +392,5 @@ describe('a server whose log nobody reads', () => {
     await busy(server.url, 100);
     server.child.kill('SIGTERM');
     expect(await exitsWithin(server.exited, 20_000)).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });
