@@ -10,10 +10,12 @@ export default defineConfig({
     // Each file starts its own server and database; two cores run two files at a time.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    // expect.poll retries for up to 10 s (vitest's default is 1 s): a browser page still settling,
-    // or a job on a loaded machine, gets the same patience as Playwright's own waits.
-    expect: { poll: { timeout: 10_000 } },
-    hookTimeout: 60_000,
+    // Generous: on a busy machine a test may take several times its usual time, and must not fail
+    // by the clock for it; tests wait on conditions (vi.waitFor, expect.poll), never fixed sleeps.
+    testTimeout: 120_000,
+    // expect.poll retries for up to 30 s (vitest's default is 1 s): a browser page still settling,
+    // or a job on a loaded machine, gets more patience than Playwright's own waits.
+    expect: { poll: { timeout: 30_000 } },
+    hookTimeout: 180_000,
   },
 });

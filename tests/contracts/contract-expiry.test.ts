@@ -59,7 +59,7 @@ describe('contract expiry', () => {
 
     await waitPast(contract.approval_deadline);
     await server.runtime.jobs.boss.send(CONTRACT_EXPIRY_QUEUE, {});
-    await vi.waitFor(async () => expect((await row(contract.id)).status).toBe('expired'), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect((await row(contract.id)).status).toBe('expired'), { timeout: 60_000, interval: 100 });
 
     const stored = await row(contract.id);
     expect(stored.expiredAt).toBeInstanceOf(Date);

@@ -205,7 +205,7 @@ it('walks gig → apply → shortlist → negotiate → agree → approve → KY
 
   // The payout job pays the worker: one transfer, from the milestone's charge, to their account.
   await vi.waitFor(async () => expect((await contractAs(worker, contractId)).milestones.map((m) => m.status)).toEqual(['paid', 'paid']), {
-    timeout: 20_000,
+    timeout: 60_000,
     interval: 250,
   });
   expect(fake.counts().transfers).toBe(1);

@@ -241,7 +241,7 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/fund', () => {
     expect(await milestoneRow(id!)).toMatchObject({ status: 'pending', paymentId: null, clientSecret: null });
     expect(await eventTypes('milestone', id!)).toEqual([]);
     // Stripe may have finished the request we gave up on; a retry replays it rather than paying twice.
-    if (text === 'did not answer in time') await vi.waitFor(() => expect(intentsFor(id!)).toHaveLength(1), { timeout: 5_000 });
+    if (text === 'did not answer in time') await vi.waitFor(() => expect(intentsFor(id!)).toHaveLength(1), { timeout: 60_000 });
     const retry = await fund(client, contract.id, id!);
     expect(retry.response.status).toBe(200);
     expect(intentsFor(id!)).toHaveLength(1);
@@ -279,7 +279,7 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/release and the payo
     expect(transfersFor(first!)).toEqual([]);
     expect(await eventTypes('milestone', first!)).toEqual(['milestone.funding', 'milestone.funded', 'milestone.released']);
 
-    await vi.waitFor(async () => expect((await milestoneRow(first!)).status).toBe('paid'), { timeout: 20_000, interval: 250 });
+    await vi.waitFor(async () => expect((await milestoneRow(first!)).status).toBe('paid'), { timeout: 60_000, interval: 250 });
     const [transfer, ...more] = transfersFor(first!);
     expect(more).toEqual([]);
     const intent = fake.paymentIntents.get((await milestoneRow(first!)).paymentId!)!;
@@ -334,7 +334,7 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/release and the payo
         expect((await milestoneRow(free!)).status).toBe('paid');
         expect((await milestoneRow(paid!)).status).toBe('paid');
       },
-      { timeout: 20_000, interval: 250 },
+      { timeout: 60_000, interval: 250 },
     );
     expect((await milestoneRow(free!)).transferId).toBeNull(); // nothing to transfer for a zero amount
     expect(transfersFor(free!)).toEqual([]);
@@ -412,7 +412,7 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/release and the payo
     } = await funded([{ title: 'One', amount_cents: 3_000 }]);
     await vi.waitFor(
       async () => expect(await server.db.select().from(milestonesTable).where(eq(milestonesTable.status, 'released'))).toEqual([]),
-      { timeout: 20_000, interval: 250 },
+      { timeout: 60_000, interval: 250 },
     );
     expect((await release(client, contract.id, id!)).response.status).toBe(200);
     // Stand in for ten failed retries: the release's job (due in payout_delay_days) is replaced by
@@ -437,7 +437,7 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/release and the payo
     expect(failed[0]!.audienceUserIds.sort()).toEqual([contract.client_user_id, contract.worker_user_id].sort());
     expect(transfersFor(id!)).toHaveLength(0);
     await vi.waitFor(async () => expect(await boss.findJobs(PAYOUT_FAILED_QUEUE, { data: { milestone_id: id } })).toHaveLength(1), {
-      timeout: 10_000,
+      timeout: 60_000,
       interval: 250,
     });
 
@@ -456,7 +456,7 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/release and the payo
     // The failure must meet this payout, not another test's that is still waiting for its day.
     await vi.waitFor(
       async () => expect(await server.db.select().from(milestonesTable).where(eq(milestonesTable.status, 'released'))).toEqual([]),
-      { timeout: 20_000, interval: 250 },
+      { timeout: 60_000, interval: 250 },
     );
     // Three failures in a row: more than pg-boss's default of two retries would survive.
     for (let i = 0; i < 3; i++) fake.failNext(500, undefined, 'POST /v1/transfers');

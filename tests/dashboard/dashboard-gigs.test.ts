@@ -137,7 +137,7 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: gigs, notificati
     const contracts = [];
     for (const worker of [walter, await world.server.user('Wanda Worker')])
       contracts.push((await pendingContract(client, worker)).contract);
-    await expect.poll(async () => (await owner.api.GET('/api/notifications/inbox/unread-count')).data?.unread, { timeout: 10_000 }).toBe(2);
+    await expect.poll(async () => (await owner.api.GET('/api/notifications/inbox/unread-count')).data?.unread, { timeout: 60_000 }).toBe(2);
 
     await page.reload();
     await nav('Notifications').click();

@@ -121,7 +121,7 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: negotiations and
     expect(newest.actor).toEqual({ user_id: worker.userId, api_key_id: worker.apiKeyId, hosted_agent_id: 'agent-9' });
     await expect.poll(() => activity.locator('li').first().innerText()).toContain(local(newest.created_at));
     await checkPage(page, 'negotiation');
-  }, 60_000);
+  }, 120_000);
 
   it('agrees in the page, in the owner’s own name, and links to the contract', async () => {
     await page.getByRole('button', { name: 'Agree to round 2' }).click();

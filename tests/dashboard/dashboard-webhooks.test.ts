@@ -119,7 +119,7 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: webhooks'), () =
     receiver.script({ status: 503, retryAfter: '3600', body: 'down for <maintenance>' });
     await createGig('Hooked gig');
     const failed = rowsOf('gig.created');
-    await expect.poll(() => failed.count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => failed.count(), { timeout: 60_000 }).toBe(1);
     const [attempt] = (await apiDeliveries()).filter((d) => d.event_type === 'gig.created');
     expect(attempt).toMatchObject({ attempt: 1, succeeded: false, status_code: 503, response_excerpt: 'down for <maintenance>' });
     expect(attempt!.next_retry_at).not.toBeNull(); // an hour away (Retry-After), so no automatic retry meanwhile
@@ -139,7 +139,7 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: webhooks'), () =
 
     await page.getByRole('button', { name: 'Redeliver gig.created (attempt 1)' }).click();
     await page.getByText('Queued.').waitFor();
-    await expect.poll(() => rowsOf('gig.created').count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => rowsOf('gig.created').count(), { timeout: 60_000 }).toBe(2);
     const again = (await apiDeliveries()).find((d) => d.event_type === 'gig.created' && d.attempt === 2);
     expect(again).toMatchObject({ succeeded: true, status_code: 200, event_id: attempt!.event_id });
     expect(await rowsOf('gig.created').first().innerText()).toMatch(/gig\.created\s+[0-9a-f-]{36}\s+2\s+200/);
@@ -186,12 +186,12 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: webhooks'), () =
     receiver.script({ status: 503, retryAfter: '3600', body: 'broken' });
     await createGig('Second hooked gig');
     const broken = deliveries().getByRole('row').filter({ hasText: 'broken' });
-    await expect.poll(() => broken.count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => broken.count(), { timeout: 60_000 }).toBe(1);
     const failed = (await apiDeliveries()).find((d) => d.response_excerpt === 'broken')!;
     await page.getByRole('button', { name: 'Replay failed deliveries' }).click();
     await page.getByText('1 event queued.').waitFor(); // the first gig's event was redelivered: not replayed
     const replayed = () => apiDeliveries().then((all) => all.find((d) => d.event_id === failed.event_id && d.attempt === 2));
-    await expect.poll(replayed, { timeout: 20_000 }).toMatchObject({ succeeded: true, status_code: 200 });
+    await expect.poll(replayed, { timeout: 60_000 }).toMatchObject({ succeeded: true, status_code: 200 });
     await expect.poll(() => rowsOf(failed.event_id).count()).toBe(2);
   });
 

@@ -71,7 +71,7 @@ describe.each<Provider>(['sandbox', 'stripe'])('a dispute on the %s provider', (
         const d = await client.api.GET('/api/disputes/{id}', { params: { path: { id } } });
         expect(d.data!.resolution?.settled_at).toEqual(expect.any(String));
       },
-      { timeout: 20_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
   /** The refunds the provider made for a milestone: the fake's records, or the sandbox's derived id. */
   const refundsAt = (milestoneId: string) =>
@@ -111,7 +111,7 @@ describe.each<Provider>(['sandbox', 'stripe'])('a dispute on the %s provider', (
 
     // Past the packaging payout's due time and a hold: held, not paid.
     await vi.waitFor(async () => expect((await row(packaging)).payoutDueAt!.getTime()).toBeLessThan(Date.now() - 1_500), {
-      timeout: 10_000,
+      timeout: 60_000,
       interval: 200,
     });
     expect((await getContract(contract.id)).milestones.map((m) => m.status)).toEqual(['funded', 'released']);
@@ -147,7 +147,7 @@ describe.each<Provider>(['sandbox', 'stripe'])('a dispute on the %s provider', (
     }
     // Every milestone is settled: the contract is completed, and the held payout is sent, once.
     await vi.waitFor(async () => expect((await getContract(contract.id)).milestones.map((m) => m.status)).toEqual(['refunded', 'paid']), {
-      timeout: 10_000,
+      timeout: 60_000,
       interval: 100,
     });
     expect((await getContract(contract.id)).status).toBe('completed');
@@ -163,7 +163,7 @@ describe.each<Provider>(['sandbox', 'stripe'])('a dispute on the %s provider', (
     await accept(client, id, 'release');
     expect((await accept(worker, id, 'release')).data!.status).toBe('resolved');
     await settledDispute(id);
-    await vi.waitFor(async () => expect((await row(milestone)).status).toBe('paid'), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect((await row(milestone)).status).toBe('paid'), { timeout: 60_000, interval: 100 });
     expect(refundsAt(milestone)).toEqual([]);
     if (fake) {
       const transfers = [...fake.transfers.values()].filter((t) => (t.metadata as Record<string, string>).milestone_id === milestone);
@@ -179,7 +179,7 @@ describe.each<Provider>(['sandbox', 'stripe'])('a dispute on the %s provider', (
     await accept(client, id, 'split', 65);
     await accept(worker, id, 'split', 65);
     await settledDispute(id);
-    await vi.waitFor(async () => expect((await row(milestone)).status).toBe('paid'), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect((await row(milestone)).status).toBe('paid'), { timeout: 60_000, interval: 100 });
     expect(await row(milestone)).toMatchObject({ refundedCents: 3_500 });
     if (fake) {
       expect(refundsAt(milestone).map((r) => r.amount)).toEqual([3_500]);

@@ -59,7 +59,7 @@ describe('payouts of a disputed contract', () => {
       async () => {
         for (const id of [a, b]) expect((await payoutJobs(id)).length).toBeGreaterThanOrEqual(3);
       },
-      { timeout: 15_000, interval: 250 },
+      { timeout: 60_000, interval: 250 },
     );
     expect(await milestoneStatuses(contract.id)).toEqual(['released', 'released']);
     for (const id of [a, b]) expect(await eventTypes(id)).not.toContain('milestone.paid');
@@ -67,7 +67,7 @@ describe('payouts of a disputed contract', () => {
 
     expect((await worker.api.POST('/api/disputes/{id}/withdraw', { params: { path: { id: dispute.id } } })).response.status).toBe(200);
     await vi.waitFor(async () => expect(await milestoneStatuses(contract.id)).toEqual(['paid', 'paid']), {
-      timeout: 10_000,
+      timeout: 60_000,
       interval: 100,
     });
     for (const id of [a, b]) expect((await eventTypes(id)).filter((t) => t === 'milestone.paid')).toEqual(['milestone.paid']);

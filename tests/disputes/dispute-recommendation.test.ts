@@ -273,7 +273,7 @@ describe('without LLM_URL', () => {
     } finally {
       await bare.close();
     }
-  }, 60_000); // a second server of its own, and a funded contract on it
+  }, 120_000); // a second server of its own, and a funded contract on it
 });
 
 describe('the rules as data', () => {

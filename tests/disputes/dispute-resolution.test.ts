@@ -29,7 +29,7 @@ const getContract = async (id: string) => (await client.api.GET('/api/contracts/
 const eventTypes = async (type: string, id: string) => (await eventsForResource(server.db, type, id)).map((e) => e.type);
 const settled = (id: string) =>
   vi.waitFor(async () => expect((await getDispute(id)).resolution?.settled_at).toEqual(expect.any(String)), {
-    timeout: 15_000,
+    timeout: 60_000,
     interval: 100,
   });
 
@@ -148,7 +148,7 @@ describe('settlement', () => {
     await accept(worker, id, 'release');
     await settled(id);
     await vi.waitFor(async () => expect((await getContract(contract.id)).milestones[0]!.status).toBe('paid'), {
-      timeout: 10_000,
+      timeout: 60_000,
       interval: 100,
     });
     const after = await getContract(contract.id);
@@ -162,7 +162,7 @@ describe('settlement', () => {
     await accept(worker, id, 'split', 60);
     await settled(id);
     await vi.waitFor(async () => expect((await getContract(contract.id)).milestones[0]!.status).toBe('paid'), {
-      timeout: 10_000,
+      timeout: 60_000,
       interval: 100,
     });
     const after = await getContract(contract.id);

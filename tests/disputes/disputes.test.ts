@@ -96,7 +96,7 @@ describe('POST /api/contracts/{id}/disputes', () => {
         const inbox = await worker.api.GET('/api/notifications/inbox/messages', { params: { query: { limit: 1 } } });
         expect(inbox.data!.data[0]).toMatchObject({ type: 'dispute.opened', link: `${server.url}/#/disputes/${dispute.id}` });
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
     const mine = await client.api.GET('/api/notifications/inbox/messages', { params: { query: { limit: 100 } } });
     expect(mine.data!.data.filter((m) => m.type === 'dispute.opened')).toEqual([]);
@@ -253,7 +253,7 @@ describe('POST /api/disputes/{id}/response', () => {
         const inbox = await client.api.GET('/api/notifications/inbox/messages', { params: { query: { limit: 1 } } });
         expect(inbox.data!.data[0]).toMatchObject({ type: 'dispute.responded', link: `${server.url}/#/disputes/${dispute.id}` });
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
   });
 });

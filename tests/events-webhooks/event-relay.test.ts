@@ -23,7 +23,7 @@ describe('the event relay', () => {
           .where(inArray(events.resourceId, [gig.data!.id]));
         expect(row?.dispatchedAt).toBeInstanceOf(Date);
       },
-      { timeout: 5_000, interval: 50 },
+      { timeout: 60_000, interval: 50 },
     );
     expect(await undispatched()).toEqual([]);
   });

@@ -171,7 +171,7 @@ describe('approval reminders', () => {
       '1 hour left to approve "Build a Rust CLI"',
       '1 hour left to approve "Build a Rust CLI"',
     ]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('SMTP failures', () => {
@@ -188,7 +188,7 @@ describe('SMTP failures', () => {
     expect(jobs.map((j) => j.retry_count).sort()).toEqual([...jobs.map(() => 0).slice(1), 1]);
     // Every email arrived, once.
     expect(smtp.messages.filter((m) => m.envelope.to.includes('tess@example.com'))).toHaveLength(jobs.length);
-  }, 30_000);
+  }, 120_000);
 
   it('a 5xx reply is not retried', async () => {
     const client = await owner('Perm Client', 'perm@example.com');
@@ -202,7 +202,7 @@ describe('SMTP failures', () => {
     expect(jobs.map((j) => j.retry_count)).toEqual(jobs.map(() => 0));
     // The refused email never arrives; any other (a reminder) does.
     expect(smtp.messages.filter((m) => m.envelope.to.includes('perm@example.com'))).toHaveLength(jobs.length - 1);
-  }, 30_000);
+  }, 120_000);
 
   it('the email queue expires a job after its SMTP waits and a minute', async () => {
     const queue = await server.runtime.jobs.boss.getQueue(NOTIFICATION_EMAIL_QUEUE);

@@ -36,7 +36,7 @@ describe.runIf(process.env.DATABASE_URL)('webhook delivery from two `node dist/s
     processes = [await spawnServer(env), await spawnServer(env)];
     for (const p of processes) await waitUntilHealthy(p);
     database = await openDatabase({ databaseUrl: fresh.url, max: 2 });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     killRunningServers();
@@ -44,7 +44,7 @@ describe.runIf(process.env.DATABASE_URL)('webhook delivery from two `node dist/s
     await database?.close();
     await receiver?.close();
     await fresh?.drop();
-  }, 30_000);
+  }, 120_000);
 
   it('events written through both processes arrive once each, signed, as GET /api/events shows them', async () => {
     const db = database!.db;
@@ -65,7 +65,7 @@ describe.runIf(process.env.DATABASE_URL)('webhook delivery from two `node dist/s
         const [row] = await db.select({ dispatchedAt: events.dispatchedAt }).from(events).where(eq(events.id, keyEvent!.id));
         expect(row!.dispatchedAt).not.toBeNull();
       },
-      { timeout: 15_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
 
     const created = await a.POST('/api/webhooks', { body: { url: `${hooks.url}/two-processes` } });
@@ -156,5 +156,5 @@ describe.runIf(process.env.DATABASE_URL)('webhook delivery from two `node dist/s
       expect(verifier.verify(r.body, r.headers as Record<string, string>)).toEqual(event);
       expect(JSON.parse(r.body)).toEqual(event);
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -176,7 +176,7 @@ describe('the schedules when the sources file changes', () => {
       ['fresh', '0 0 2 1 *'],
       ['jobs', '0 12 1 1 *'],
     ]);
-  }, 60_000); // two runtimes started and stopped in turn
+  }, 120_000); // two runtimes started and stopped in turn
 });
 
 describe('the server with a broken sources file', () => {

@@ -83,7 +83,7 @@ describe('housekeeping', () => {
       async () => {
         expect(await server.db.select().from(providerEvents).where(eq(providerEvents.eventId, 'evt_old'))).toHaveLength(0);
       },
-      { timeout: 20_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
 
     const keys = await server.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.userId, userId));

@@ -38,7 +38,7 @@ async function waitForLockWait(admin: postgres.Sql, table: string) {
         where not l.granted and l.relation = ${table}::regclass and a.datname = current_database()`;
       expect(rows.length).toBeGreaterThan(0);
     },
-    { timeout: 20_000, interval: 50 },
+    { timeout: 60_000, interval: 50 },
   );
 }
 
@@ -91,7 +91,7 @@ describe.runIf(process.env.DATABASE_URL)('Idempotency-Key when a request is cut 
           expect(await first).toBe('cut');
           unlock();
           // The dead server's backend finds its client gone once it can go on, and rolls back.
-          await vi.waitFor(async () => expect(await busyBackends(admin)).toBe(0), { timeout: 20_000, interval: 100 });
+          await vi.waitFor(async () => expect(await busyBackends(admin)).toBe(0), { timeout: 60_000, interval: 100 });
           expect(await count()).toBe(0);
           server = await spawnServer(env);
           await waitUntilHealthy(server);
@@ -106,7 +106,7 @@ describe.runIf(process.env.DATABASE_URL)('Idempotency-Key when a request is cut 
           client.abort();
           expect(await first).toBe('cut');
           unlock();
-          await vi.waitFor(async () => expect(await count()).toBe(1), { timeout: 20_000, interval: 100 });
+          await vi.waitFor(async () => expect(await count()).toBe(1), { timeout: 60_000, interval: 100 });
         }
         expect(await count()).toBe(1);
 

@@ -52,7 +52,7 @@ async function message(party: Party, type: string): Promise<Message> {
       expect(found).toHaveLength(1);
       return found[0]!;
     },
-    { timeout: 20_000, interval: 100 },
+    { timeout: 60_000, interval: 100 },
   );
 }
 
@@ -64,7 +64,7 @@ async function expectMailed(party: Party, m: Message, label: string) {
       expect(found).toHaveLength(1);
       return found[0]!;
     },
-    { timeout: 20_000, interval: 100 },
+    { timeout: 60_000, interval: 100 },
   );
   expect(mail.text).toBe(`${m.body}\n\n${label}: ${m.link}\n`);
 }
@@ -114,7 +114,7 @@ async function breakPayoutAccount(worker: User) {
 /** Stands in for ten failed retries: the milestone's payout job is replaced by one with no retry left. */
 async function lastPayoutAttempt(milestoneId: string) {
   const boss = server.runtime.jobs.boss;
-  await vi.waitFor(async () => expect(await boss.findJobs(PAYOUT_QUEUE, { key: milestoneId })).not.toEqual([]), { timeout: 10_000 });
+  await vi.waitFor(async () => expect(await boss.findJobs(PAYOUT_QUEUE, { key: milestoneId })).not.toEqual([]), { timeout: 60_000 });
   for (const job of await boss.findJobs(PAYOUT_QUEUE, { key: milestoneId })) await boss.cancel(PAYOUT_QUEUE, job.id);
   await boss.send(PAYOUT_QUEUE, { milestone_id: milestoneId }, { retryLimit: 0 });
 }

@@ -249,7 +249,7 @@ describe('payments', () => {
     const e = await providerError(provider({ timeoutMs: 500 }).createPayment(input(milestoneId)));
     expect(e.failure).toBe('timeout');
     // Stripe finished the request the client gave up on; the same key now replays it.
-    await vi.waitFor(() => expect(fake.counts().paymentIntents).toBe(before + 1), { timeout: 5_000 });
+    await vi.waitFor(() => expect(fake.counts().paymentIntents).toBe(before + 1), { timeout: 60_000 });
     const payment = await provider().createPayment(input(milestoneId));
     expect(fake.paymentIntents.get(payment.paymentId)?.metadata).toMatchObject({ milestone_id: milestoneId });
     expect(fake.counts().paymentIntents).toBe(before + 1);

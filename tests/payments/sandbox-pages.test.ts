@@ -227,7 +227,7 @@ describe('the whole lifecycle on the sandbox', () => {
     }
     expect((await contractOf(contract.id)).status).toBe('completed');
     await vi.waitFor(async () => expect((await contractOf(contract.id)).milestones.map((m) => m.status)).toEqual(['paid', 'paid']), {
-      timeout: 20_000,
+      timeout: 60_000,
       interval: 250,
     });
     expect(await milestoneRow(work!.id)).toMatchObject({ transferId: `tr_sandbox_${work!.id.replace(/-/g, '')}` });

@@ -208,11 +208,11 @@ describe.runIf(process.env.DATABASE_URL)('lock order on a server Postgres', () =
     await server.db.transaction(async (tx) => {
       await tx.execute(sql`select id from milestones where id = ${milestone.id} for update`);
       delivered = deliver(server, fake, event);
-      await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(1), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(1), { timeout: 60_000, interval: 50 });
       released = client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/release', {
         params: { path: { id: contract.id, milestoneId: milestone.id } },
       });
-      await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(2), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect(await rowLockWaiters()).toBe(2), { timeout: 60_000, interval: 50 });
     });
     expect(await delivered).toEqual(ack('applied'));
     const release = await released!;
@@ -309,7 +309,7 @@ describe('KYC reconciliation, when account.updated is late or lost', () => {
 
     await backdate(contract.id);
     await server.runtime.jobs.boss.send(KYC_RECONCILE_QUEUE, {});
-    await vi.waitFor(async () => expect(await contractStatus(contract.id)).toBe('active'), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect(await contractStatus(contract.id)).toBe('active'), { timeout: 60_000, interval: 100 });
     expect(asked(accountId)).toBe(1);
     const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId));
     expect(account!.verifiedAt).toBeInstanceOf(Date);

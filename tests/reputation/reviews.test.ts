@@ -159,7 +159,7 @@ describe('POST /api/contracts/{id}/reviews and GET /api/contracts/{id}/reviews',
     await completedAgo(due.contract.id, REVIEW_PERIOD_MS + 1000);
 
     await server.runtime.jobs.boss.send(REVIEW_PUBLICATION_QUEUE, {});
-    await vi.waitFor(async () => expect((await rows(due.contract.id))[0]!.publishedAt).not.toBeNull(), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect((await rows(due.contract.id))[0]!.publishedAt).not.toBeNull(), { timeout: 60_000, interval: 100 });
     expect((await rows(recent.contract.id))[0]!.publishedAt).toBeNull();
     expect(await published([(await rows(due.contract.id))[0]!.id])).toHaveLength(1);
     expect((await view(recent.client, recent.contract.id)).data!.theirs).toEqual({ status: 'submitted', review: null });
@@ -305,7 +305,7 @@ describe('GET /api/profile/{userId}/reviews and the profile', () => {
           link: `${server.url}/#/contracts/${deal.contract.id}`, // its page shows the reviews
         });
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
   });
 });
