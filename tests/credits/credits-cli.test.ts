@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { startRuntime } from '../../src/runtime.ts';
 import { allJobs } from '../../jobs/index.ts';
-import { freshServerDatabase } from '../helpers/server.ts';
+import { migratedServerDatabase } from '../helpers/server.ts';
+import { pgliteDataDir } from '../helpers/server-process.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 type DatabaseEnv = { DATA_DIR?: string; DATABASE_URL?: string };
@@ -78,8 +79,8 @@ async function operatorSession(database: DatabaseEnv) {
 
 describe('credits CLI on PGlite under DATA_DIR', { timeout: 180_000 }, () => {
   let dataDir: string;
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-credits-cli-'));
+  beforeAll(async () => {
+    dataDir = await pgliteDataDir('gm-credits-cli-');
   });
   afterAll(() => {
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -93,7 +94,7 @@ describe('credits CLI on PGlite under DATA_DIR', { timeout: 180_000 }, () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-credits-cli-usage-'));
     const someone = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
     try {
-      for (const args of [
+      const usageErrors = [
         ['credits'],
         ['credits', 'refund', someone],
         ['credits', 'show', 'not-a-uuid'],
@@ -101,9 +102,11 @@ describe('credits CLI on PGlite under DATA_DIR', { timeout: 180_000 }, () => {
         ['credits', 'grant', someone, '1.5'],
         ['credits', 'grant', someone, '5', '--reason', '   '],
         ['credits', 'set-tier', someone, 'gold'],
-      ]) {
-        const res = await cli(args, { DATA_DIR: empty });
-        expect(res.code, args.join(' ')).toBe(2);
+      ];
+      // At once: none of them opens the database.
+      const results = await Promise.all(usageErrors.map((args) => cli(args, { DATA_DIR: empty })));
+      for (const [i, res] of results.entries()) {
+        expect(res.code, usageErrors[i]!.join(' ')).toBe(2);
         expect(res.stdout).toBe('');
         expect(res.stderr).toContain('Usage: npm run -s cli --');
       }
@@ -123,9 +126,9 @@ describe('credits CLI on PGlite under DATA_DIR', { timeout: 180_000 }, () => {
 });
 
 describe.runIf(process.env.DATABASE_URL)('credits CLI on a server Postgres (DATABASE_URL)', { timeout: 180_000 }, () => {
-  let database: Awaited<ReturnType<typeof freshServerDatabase>>;
+  let database: Awaited<ReturnType<typeof migratedServerDatabase>>;
   beforeAll(async () => {
-    database = await freshServerDatabase(process.env.DATABASE_URL!);
+    database = await migratedServerDatabase(process.env.DATABASE_URL!);
   });
   afterAll(async () => {
     await database?.drop();

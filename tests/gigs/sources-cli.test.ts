@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../db/client.ts';
 import { startRuntime } from '../../src/runtime.ts';
 import { allJobs } from '../../jobs/index.ts';
-import { freshServerDatabase } from '../helpers/server.ts';
+import { processDatabase } from '../helpers/server-process.ts';
 import { fixture, startFakeFeeds, type FakeFeeds } from '../fakes/feeds.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -59,13 +59,9 @@ beforeAll(async () => {
   feeds.serve('/leaky.json', { status: 500, body: `stack: ${SECRET} at db.internal:5432`, contentType: 'text/plain' });
   feeds.serve('/hop.json', { status: 302, body: '', headers: { location: 'http://169.254.169.254/latest/meta-data/' } });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-sources-cli-'));
-  if (process.env.DATABASE_URL) {
-    const fresh = await freshServerDatabase(process.env.DATABASE_URL);
-    database = { DATABASE_URL: fresh.url };
-    dropDatabase = fresh.drop;
-  } else {
-    database = { DATA_DIR: path.join(dir, 'data') };
-  }
+  const fresh = await processDatabase();
+  database = fresh.env;
+  dropDatabase = fresh.drop;
   good = writeSources('sources.json', {
     sources: [
       { name: 'jobs', kind: 'json_feed', url: `${feeds.url}/jobs.json`, schedule: '0 0 1 1 *' },
@@ -83,7 +79,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('sources on the CLI', () => {
+// Each CLI run is a process of its own: allow for slow, busy machines.
+describe('sources on the CLI', { timeout: 180_000 }, () => {
   it('sync <name> syncs one source now and prints the counts', async () => {
     const res = await cli(['sources', 'sync', 'jobs', '--json'], good);
     expect(res.code, res.stderr).toBe(0);

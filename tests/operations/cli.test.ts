@@ -16,6 +16,7 @@ import { startJobs, type JobSystem } from '../../src/job-system/boss.ts';
 import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../../src/job-system/queues.ts';
 import { newId } from '../../src/ids.ts';
 import { freshServerDatabase } from '../helpers/server.ts';
+import { pgliteDataDir } from '../helpers/server-process.ts';
 import { issueApiKey, MAX_ACTIVE_KEYS_PER_USER } from '../../src/services/api-keys.ts';
 import { userActor } from '../../src/actor.ts';
 
@@ -164,7 +165,7 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
   it('exits 2 with the usage on usage errors, without touching the database', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-usage-'));
     try {
-      for (const args of [
+      const usageErrors = [
         [],
         ['frobnicate'],
         ['create-user'],
@@ -175,9 +176,11 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
         ['payouts'],
         ['payouts', 'failed', 'x'],
         ['payouts', 'redrive', 'not-a-uuid'],
-      ]) {
-        const res = await cli(args, { DATA_DIR: empty });
-        expect(res.code, args.join(' ')).toBe(2);
+      ];
+      // At once: none of them opens the database.
+      const results = await Promise.all(usageErrors.map((args) => cli(args, { DATA_DIR: empty })));
+      for (const [i, res] of results.entries()) {
+        expect(res.code, usageErrors[i]!.join(' ')).toBe(2);
         expect(res.stdout).toBe('');
         expect(res.stderr).toContain('Usage: npm run -s cli --');
       }
@@ -191,7 +194,7 @@ describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
   });
 
   it('lists the payouts that failed on every retry and sends them again', async () => {
-    const parked = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-payouts-'));
+    const parked = await pgliteDataDir('gm-cli-payouts-');
     const milestoneId = newId();
     try {
       const none = await cli(['payouts', 'failed'], { DATA_DIR: parked });
