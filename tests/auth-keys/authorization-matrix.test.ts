@@ -3,7 +3,8 @@
 // key where a browser session is required. An operation added to the spec is covered here without
 // a line of test code (or the meta tests below say what to add). Each request must get the refusal
 // the spec declares, with the error envelope and its precise code, and change nothing in the
-// database (a fingerprint of every table before and after: tests/helpers/operations.ts).
+// database (a fingerprint of every table before and after; the one after a case is the next one's
+// before: tests/helpers/operations.ts).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -11,8 +12,6 @@ import { SESSION_COOKIE, signInDev } from '../helpers/session.ts';
 import {
   bearer,
   callOperation,
-  changedTables,
-  fingerprint,
   isUnsafe,
   label,
   operationIds,
@@ -20,6 +19,7 @@ import {
   schemesOf,
   unknownOperations,
   UNKNOWN_KEY,
+  UnchangedChecks,
   xApiKey,
   type OperationRequest,
 } from '../helpers/operations.ts';
@@ -319,18 +319,22 @@ afterAll(async () => {
 });
 
 describe('the generated cases', () => {
+  let unchanged: UnchangedChecks;
+  beforeAll(() => {
+    unchanged = new UnchangedChecks(server.db);
+  });
   for (const c of cases) {
     const known = KNOWN_BUGS[c.name];
     (known ? it.skip : it)(c.name, async () => {
       const request = c.request(world, extra);
-      const before = await fingerprint(server.db);
+      const before = await unchanged.before();
       // callOperation checks the status is declared for the operation and the body matches it.
       const res = await callOperation(server, c.op, request);
       expect(res.status, `${label(c.op)}: ${res.text}`).toBe(c.expected.status);
       if (c.expected.status >= 400) {
         expect(res.body.error).toEqual({ code: c.expected.code, message: expect.any(String), issues: [] });
       }
-      expect(changedTables(before, await fingerprint(server.db)), 'tables changed by a refused request').toEqual([]);
+      expect(await unchanged.changedSince(before), 'tables changed by a refused request').toEqual([]);
     });
   }
 });
