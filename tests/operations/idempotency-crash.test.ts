@@ -29,13 +29,17 @@ async function postGig(url: string, apiKey: string, key: string, title: string, 
   }
 }
 
-/** Waits until a server connection waits for a lock on `table`. */
-async function waitForLockWait(admin: postgres.Sql, table: string) {
+/**
+ * Waits until a server connection waits to insert into `table`: the request's own write, not the
+ * event relay's update of an earlier event, which waits on the same lock.
+ */
+async function waitForInsertWait(admin: postgres.Sql, table: string) {
   await vi.waitFor(
     async () => {
       const rows = await admin`
         select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid
-        where not l.granted and l.relation = ${table}::regclass and a.datname = current_database()`;
+        where not l.granted and l.relation = ${table}::regclass and a.datname = current_database()
+          and a.query ilike 'insert into%'`;
       expect(rows.length).toBeGreaterThan(0);
     },
     { timeout: 60_000, interval: 50 },
@@ -83,7 +87,7 @@ describe.runIf(process.env.DATABASE_URL)('Idempotency-Key when a request is cut 
         await held;
         const client = new AbortController();
         const first = postGig(server.url, apiKey, 'crash-1', title, client.signal);
-        await waitForLockWait(admin, 'events');
+        await waitForInsertWait(admin, 'events');
 
         if (cut === 'the server is killed') {
           server.child.kill('SIGKILL');
