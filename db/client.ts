@@ -32,6 +32,8 @@ export interface OpenOptions {
   dataDir?: string;
   /** Pool size for postgres.js. */
   max?: number;
+  /** A PGlite data directory's dump (PGlite's dumpDataDir) to start from instead of an empty cluster: the tests' migrated template. */
+  loadDataDir?: Blob;
   /** PGlite's shared_buffers (a Postgres size, e.g. `16MB`); its own default (128MB) when unset. */
   pgliteSharedBuffers?: string;
   /** A server Postgres's statement_timeout and idle_in_transaction_session_timeout on every connection, in ms (0: none); the server's own when unset. */
@@ -62,6 +64,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create(options.dataDir ?? 'memory://', {
     extensions: { vector },
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     ...(options.pgliteSharedBuffers ? { postgresqlconf: `shared_buffers = ${options.pgliteSharedBuffers}` } : {}),
   });
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;

@@ -4679,7 +4679,7 @@ export interface components {
         };
         /**
          * @description The type of an event: one of the catalog's, each described under `webhooks` (which is
-         *     the source of this list: tests/spec-strictness.test.ts keeps the two equal).
+         *     the source of this list: tests/spec/spec-strictness.test.ts keeps the two equal).
          * @enum {string}
          */
         EventType: "gig.created" | "gig.updated" | "gig.published" | "gig.paused" | "gig.resumed" | "gig.closed" | "gig.deleted" | "application.submitted" | "application.shortlisted" | "application.rejected" | "application.withdrawn" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "profile.updated" | "negotiation.created" | "negotiation.round_created" | "negotiation.agreed" | "negotiation.cancelled" | "negotiation.reopened" | "negotiation.contact_shared" | "contract.created" | "contract.updated" | "contract.approved" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.revised" | "contract.expired" | "contract.cancelled" | "contract.completed" | "milestone.funding" | "milestone.funded" | "milestone.payment_failed" | "milestone.payout_failed" | "milestone.payment_mismatch" | "milestone.released" | "milestone.paid" | "webhook_endpoint.disabled" | "vouch.received" | "review.published" | "credits.granted" | "contract.disputed" | "contract.dispute_closed" | "milestone.refunded" | "dispute.opened" | "dispute.responded" | "dispute.evidence_added" | "dispute.recommended" | "dispute.outcome_accepted" | "dispute.resolved" | "dispute.withdrawn";

@@ -31,7 +31,7 @@ export function loggerOptions(level: string) {
     // No `redact`: a request reaches a line only through the `req` serializer below, which pino
     // applies to every `req` key and which writes no headers, so paths such as
     // req.headers.authorization cannot exist. Redaction still parsed its paths and walked each
-    // line's object, allocating on every request (bench:pipeline). tests/server-process.test.ts
+    // line's object, allocating on every request (bench:pipeline). tests/operations/server-process.test.ts
     // holds the log to containing no credential.
     serializers: {
       // Fastify's own request serializer, with the URL's secrets taken out.
@@ -115,7 +115,7 @@ export function createLogDestination(): LogDestination {
   // on Linux): a write to a full pipe then fails with EAGAIN, which sonic-boom retries later. On a
   // blocking fd the write would hold a thread-pool thread for good, and the process's exit, which
   // waits for that thread, would never come. A package loaded at start used to open it by
-  // accident; tests/server-process.test.ts ("a full pipe") holds this now that none does.
+  // accident; tests/operations/server-process.test.ts ("a full pipe") holds this now that none does.
   void process.stdout;
   const out = new SonicBoomStream({ fd: 1, sync: false, minLength: 0, maxLength: 16 * 1024 * 1024 });
   // The reader closed its end (EPIPE): the server goes on serving; its log lines have nowhere to go.

@@ -2,7 +2,7 @@
 // override could make the terms an owner confirms read otherwise). The spec states one of these
 // patterns on every free-text string a request carries, and Ajv enforces them (with the `u` flag,
 // as JSON Schema reads patterns); here each is named, with what it means in words for the 400's
-// issue. tests/spec-strictness.test.ts checks that every such string has the one its kind needs.
+// issue. tests/spec/spec-strictness.test.ts checks that every such string has the one its kind needs.
 //
 // Single-line text (names, titles, key names, a search) refuses control and format characters
 // and line separators (Unicode Cc, Cf, Zl, Zp). Multi-line text (descriptions, notes, messages)

@@ -4,7 +4,7 @@
 // same string in a fraction of its time, and String.fromCharCode makes it one flat string of 24
 // characters: a template literal of the pieces was as fast but left a rope of ten strings to
 // flatten, allocating many times more (docs/performance.md, Request pipeline).
-// tests/timestamps.test.ts holds the two equal over the years this formats itself.
+// tests/spec/timestamps.test.ts holds the two equal over the years this formats itself.
 
 const DAY_MS = 86_400_000;
 /** 0000-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: the years written with four digits. */

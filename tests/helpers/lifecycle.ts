@@ -1,8 +1,8 @@
-// Walks a gig to the states the contract tests start from, over HTTP, as the parties would.
+// Walks a gig to the states tests start from (created, applied to, shortlisted, negotiated,
+// contracted, funded, disputed), over HTTP, as the parties would.
 import { expect } from 'vitest';
-import type { TestServer } from './server.ts';
-
-type User = Awaited<ReturnType<TestServer['user']>>;
+import type { operations } from '../../src/generated/api.d.ts';
+import type { TestUser as User } from './server.ts';
 
 export interface Milestone {
   title: string;
@@ -10,16 +10,33 @@ export interface Milestone {
   due_date?: string | null;
 }
 
+type NewGig = Partial<operations['createGig']['requestBody']['content']['application/json']>;
+type NewApplication = NonNullable<operations['applyToGig']['requestBody']>['content']['application/json'];
+
+/** A new gig of `client`'s: 'Build a Rust CLI', tagged rust, open, unless `body` says otherwise. */
+export async function createdGig(client: User, body: NewGig = {}) {
+  const gig = await client.api.POST('/api/gigs', { body: { title: 'Build a Rust CLI', tags: ['rust'], ...body } });
+  expect(gig.response.status).toBe(201);
+  return gig.data!;
+}
+
+/** A new gig of `client`'s with `worker`'s application on it, submitted. */
+export async function appliedGig(client: User, worker: User, application: NewApplication = { message: 'Me.' }, gig: NewGig = {}) {
+  const created = await createdGig(client, gig);
+  const applied = await worker.api.POST('/api/gigs/{id}/applications', { params: { path: { id: created.id } }, body: application });
+  expect(applied.response.status).toBe(201);
+  return { gig: created, application: applied.data! };
+}
+
 /** A gig of `client`'s with `worker` shortlisted on it. */
 export async function shortlistedGig(client: User, worker: User) {
-  const gig = await client.api.POST('/api/gigs', { body: { title: 'Build a Rust CLI', tags: ['rust'] } });
-  expect(gig.response.status).toBe(201);
+  const gig = await createdGig(client);
   const invited = await client.api.POST('/api/gigs/{id}/shortlist', {
-    params: { path: { id: gig.data!.id } },
+    params: { path: { id: gig.id } },
     body: { worker_user_id: worker.userId },
   });
   expect(invited.response.status).toBe(201);
-  return gig.data!;
+  return gig;
 }
 
 /** An open negotiation with the client's first round. */

@@ -189,6 +189,32 @@ export async function fingerprint(db: TestServer['db']): Promise<Fingerprint> {
   return out;
 }
 
+/**
+ * Fingerprints around requests that must change nothing, taking one per request instead of two:
+ * the one taken after a request that changed nothing is the next one's before. That holds because
+ * a fingerprint leaves out what the server writes in the background (IGNORED_COLUMNS, KEPT_ROWS).
+ */
+export class UnchangedChecks {
+  #settled: Fingerprint | undefined;
+  readonly #db: TestServer['db'];
+  constructor(db: TestServer['db']) {
+    this.#db = db;
+  }
+  /** The fingerprint before a request. */
+  async before(): Promise<Fingerprint> {
+    const print = this.#settled ?? (await fingerprint(this.#db));
+    this.#settled = undefined;
+    return print;
+  }
+  /** The tables the request changed since `before` (none, kept for the next request, when it changed nothing). */
+  async changedSince(before: Fingerprint): Promise<string[]> {
+    const after = await fingerprint(this.#db);
+    const changed = changedTables(before, after);
+    if (changed.length === 0) this.#settled = after;
+    return changed;
+  }
+}
+
 /** The tables whose fingerprint differs, e.g. `["gigs", "events"]`. */
 export function changedTables(before: Fingerprint, after: Fingerprint): string[] {
   return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((t) => before[t] !== after[t]).sort();

@@ -2,11 +2,10 @@
 // Stripe's HTTP API, and the webhook deliveries Stripe would make, signed as Stripe signs them.
 import { expect } from 'vitest';
 import type { FakeStripe } from '../fakes/stripe.ts';
-import { startTestServer, type TestServer } from './server.ts';
+import { startTestServer, type TestServer, type TestUser as User } from './server.ts';
 import { assertErrorEnvelope } from './spec-validator.ts';
 import { approvedContract, type Milestone } from './lifecycle.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 type Json = Record<string, unknown>;
 
 /** The platform endpoint's signing secret, and the Connect endpoint's (Stripe gives each its own). */

@@ -1,4 +1,4 @@
-// Multipart bodies for the fuzzer (tests/fuzz.test.ts), for operations that take files: valid ones
+// Multipart bodies for the fuzzer (tests/spec/fuzz.test.ts), for operations that take files: valid ones
 // (a real PDF or image under the spec's file fields, with any filename and declared type) and
 // broken ones (a refused file, a missing, unknown, repeated or text field, another media type, a
 // malformed body), each with the statuses the spec allows for it.

@@ -12,12 +12,11 @@ import { newId } from '../../src/ids.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
 import type { SpecOperation } from '../../src/spec.ts';
 import { jsonBodyOf, parametersOf, schemesOf, uploadOf, type OperationRequest } from './operations.ts';
-import type { TestServer } from './server.ts';
+import type { TestServer, TestUser as User } from './server.ts';
 import { signInDev, type BrowserSession } from './session.ts';
 import { formWith, pdfFile } from './files.ts';
 import { approvedContract, completedSandboxContract, negotiation, pendingContract, submitSandboxOnboarding } from './lifecycle.ts';
 
-type User = Awaited<ReturnType<TestServer['user']>>;
 export type WorldUser = User & { session: BrowserSession };
 
 export interface World {
