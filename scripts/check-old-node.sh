@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm run check:old-node`: what someone meets with a Node older than package.json's engines.node.
-# In a temporary copy of package.json, package-lock.json and scripts/require-node.cjs (removed
-# after), with only that Node and its npm in PATH: `npm install` fetches the dependencies, then
-# fails with the one line of scripts/require-node.cjs saying what to run; `npm start` and
+# In a temporary copy of package.json (its dependencies left out) and scripts/require-node.cjs
+# (removed after), with only that Node and its npm in PATH: `npm install` fails with the one line
+# of scripts/require-node.cjs saying what to run (with the dependencies, npm fetches them first and
+# then runs the same preinstall; leaving them out keeps this check from a full install); `npm start` and
 # `npm test` fail with that line at once; and the install the line names, `npm install --prefix
 # .node node@24`, works there (the project's own preinstall does not run for another prefix) and
 # brings a Node that passes. The old Node is $OLD_NODE, else /usr/bin/node; when it is not older,
@@ -31,10 +32,19 @@ expected="gigmarket needs Node $need_major.$need_minor or newer, and this is Nod
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/scripts"
-cp package.json package-lock.json "$dir/"
+# package.json without its dependencies: the same scripts and engines, nothing to fetch first.
+node -e 'const p = require("./package.json"); delete p.dependencies; delete p.devDependencies; delete p.optionalDependencies; process.stdout.write(JSON.stringify(p, null, 2))' >"$dir/package.json"
 cp scripts/require-node.cjs "$dir/scripts/"
-# A shell with the old Node only: none of this run's npm settings or PATH.
-in_old_shell() { (cd "$dir" && env -i HOME="$HOME" PATH="$old_bin:/usr/bin:/bin" "$@"); }
+# A shell with the old Node only: none of this run's npm settings (npm_* variables) or PATH, the
+# rest of the environment kept (a machine's CA certificates and proxy, without which npm waits on
+# the registry for minutes).
+in_old_shell() {
+  (
+    cd "$dir"
+    while read -r name; do unset "$name"; done < <(compgen -e | grep -i '^npm_')
+    PATH="$old_bin:/usr/bin:/bin" "$@"
+  )
+}
 failures=0
 
 # expect_refusal <what> <command...>: exits non-zero, and says the line exactly once.
