@@ -1,4 +1,4 @@
-// `npm run check:comments`: no comment in the code (src/, db/, handlers/, jobs/, scripts/, web/src/)
+// `npm run check:comments`: no comment in the code (src/, db/, handlers/, jobs/, scripts/, web/src/, tests/)
 // carries a date (YYYY-MM-DD). A comment says why; a dated figure goes stale there, and belongs in
 // docs/performance.md. Strings are code, not comments: an API version such as GitHub's stays.
 // src/generated/ is left out: it is made from openapi.yaml, whose examples carry dates.
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { appFiles } from './check-stock.ts';
 
-const DIRS = ['src', 'db', 'handlers', 'jobs', 'scripts', 'web/src'];
+const DIRS = ['src', 'db', 'handlers', 'jobs', 'scripts', 'web/src', 'tests'];
 const EXTENSIONS = ['.ts', '.tsx', '.cjs', '.js', '.css'];
 const GENERATED = 'src/generated/';
 const DATE = /(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)/g;

@@ -112,7 +112,7 @@ describe('check:comments', () => {
       'web/src/b.tsx': 'export const B = () => <p>Due 2026-12-01 {/* shown since 2026-11-20 */}</p>;\n',
       'web/src/c.css': '/* tuned 2026-11-25 */\np { margin: 0; }\n',
       'src/generated/api.d.ts': '/** @example 2026-11-21T12:00:00.000Z */\n',
-      'tests/d.test.ts': '// 2026-11-21: tests are not checked\n',
+      'tests/d.test.ts': "// 2026-11-21: tests' comments are checked too\nexpect(day).toBe('2026-11-21');\n",
     };
     for (const [file, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -121,6 +121,7 @@ describe('check:comments', () => {
     expect(datedComments(root).sort()).toEqual([
       'src/a.ts:4: * Measured 3 ms on 2026-11-27.',
       'src/a.ts:6: export const z = 2; // until 2026-11-26T10:00:00Z it was 3',
+      "tests/d.test.ts:1: // 2026-11-21: tests' comments are checked too",
       'web/src/b.tsx:1: export const B = () => <p>Due 2026-12-01 {/* shown since 2026-11-20 */}</p>;',
       'web/src/c.css:1: /* tuned 2026-11-25 */',
     ]);
