@@ -3,29 +3,18 @@
 // user's key then sees the result over HTTP. Usage errors exit 2 before the database is opened; an
 // unknown user exits 1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { startRuntime } from '../../src/runtime.ts';
 import { allJobs } from '../../jobs/index.ts';
 import { migratedServerDatabase } from '../helpers/server.ts';
 import { pgliteDataDir } from '../helpers/server-process.ts';
+import { type CliDatabase, runCli } from '../helpers/cli.ts';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-type DatabaseEnv = { DATA_DIR?: string; DATABASE_URL?: string };
-
-function cli(args: string[], database: DatabaseEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...database, LOG_LEVEL: 'silent' };
-  if (!database.DATABASE_URL) delete env.DATABASE_URL;
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['src/cli.ts', ...args], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+type DatabaseEnv = CliDatabase;
+const cli = runCli;
 
 const json = async (args: string[], database: DatabaseEnv) => {
   const res = await cli([...args, '--json'], database);

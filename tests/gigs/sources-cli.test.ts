@@ -1,29 +1,20 @@
 // The operator's side of external sources: `sources list` and `sources sync [name]` as a separate
 // process on the server's database, and a server that refuses to start on a broken sources file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../db/client.ts';
 import { startRuntime } from '../../src/runtime.ts';
 import { allJobs } from '../../jobs/index.ts';
 import { processDatabase } from '../helpers/server-process.ts';
+import { type CliDatabase, type CliResult, runCli } from '../helpers/cli.ts';
 import { fixture, startFakeFeeds, type FakeFeeds } from '../fakes/feeds.ts';
-
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let feeds: FakeFeeds;
 let dir: string;
-let database: { DATA_DIR?: string; DATABASE_URL?: string };
+let database: CliDatabase;
 let dropDatabase: (() => Promise<void>) | undefined;
 
 function writeSources(name: string, doc: unknown): string {
@@ -32,22 +23,13 @@ function writeSources(name: string, doc: unknown): string {
   return file;
 }
 
-function cli(args: string[], sourcesFile: string, more: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...database,
+/** The CLI on this file's database, reading `sourcesFile`. */
+const cli = (args: string[], sourcesFile: string, more: NodeJS.ProcessEnv = {}): Promise<CliResult> =>
+  runCli(args, database, {
     SOURCES_FILE: sourcesFile,
     SOURCES_ALLOW_PRIVATE_URLS: 'true', // the fake feeds are on this machine
-    LOG_LEVEL: 'silent',
     ...more,
-  };
-  if (!database.DATABASE_URL) delete env.DATABASE_URL;
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['src/cli.ts', ...args], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
   });
-}
 
 let good: string;
 const SECRET = 'INTERNAL-SECRET-5e1d';

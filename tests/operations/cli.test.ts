@@ -1,11 +1,10 @@
 // The operator CLI as an operator runs it: a separate process on the server's database (PGlite
 // under DATA_DIR, or DATABASE_URL); its key then works on a server started on that database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { startRuntime, type Runtime } from '../../src/runtime.ts';
 import { allJobs } from '../../jobs/index.ts';
@@ -16,28 +15,10 @@ import { startJobs, type JobSystem } from '../../src/job-system/boss.ts';
 import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../../src/job-system/queues.ts';
 import { newId } from '../../src/ids.ts';
 import { freshServerDatabase } from '../helpers/server.ts';
+import { runCli as cli } from '../helpers/cli.ts';
 import { pgliteDataDir } from '../helpers/server-process.ts';
 import { issueApiKey, MAX_ACTIVE_KEYS_PER_USER } from '../../src/services/api-keys.ts';
 import { userActor } from '../../src/actor.ts';
-
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `node src/cli.ts ...args` (what `npm run -s cli --` runs) with exactly this database env. */
-function cli(args: string[], database: { DATA_DIR?: string; DATABASE_URL?: string }): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...database, LOG_LEVEL: 'silent' };
-  if (!database.DATABASE_URL) delete env.DATABASE_URL;
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['src/cli.ts', ...args], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 async function startServer(env: Record<string, string>): Promise<{ runtime: Runtime; url: string }> {
   const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }), {

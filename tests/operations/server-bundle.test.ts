@@ -1,11 +1,13 @@
-// The server's bundle (scripts/server-bundle.ts), what `npm start` runs: built from the sources,
+// The bundles (scripts/server-bundle.ts), what `npm start` and `npm run cli` run: built from the sources,
 // stale once a source is newer, and what the sources load late (an import() of a package) still
 // loads late.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SERVER_BUNDLE, buildServer, serverBundleState } from '../../scripts/server-bundle.ts';
+import { CLI_BUNDLE, SERVER_BUNDLE, buildBundles, bundleState } from '../../scripts/server-bundle.ts';
+import { PROJECT_ROOT } from '../../src/project-root.ts';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -28,11 +30,12 @@ describe('the server bundle', () => {
       "import { two } from './two.ts';\nconst n: number = 1;\nconst { EOL } = await import('node:os');\nconsole.log(n + two + EOL.length);\n",
     );
     fs.writeFileSync(path.join(root, 'src/two.ts'), "import path from 'node:path';\nexport const two: number = path.sep.length + 1;\n");
-    expect(serverBundleState(root)).toBe('missing');
+    expect(bundleState(root)).toBe('missing');
 
-    const entry = await buildServer(root);
+    const [entry = '', ...others] = await buildBundles(root);
     expect(entry).toBe(path.join(root, 'dist/server.js'));
-    expect(serverBundleState(root)).toBe('current');
+    expect(others).toEqual([]); // this checkout has no src/cli.ts
+    expect(bundleState(root)).toBe('current');
     const code = fs.readFileSync(entry, 'utf8');
     expect(code).not.toContain(': number');
     expect(code).toContain('path.sep.length + 1');
@@ -42,7 +45,7 @@ describe('the server bundle', () => {
 
     const later = new Date(Date.now() + 60_000);
     fs.utimesSync(path.join(root, 'src/two.ts'), later, later);
-    expect(serverBundleState(root)).toBe('stale');
+    expect(bundleState(root)).toBe('stale');
   });
 
   it("keeps what the server loads on first use (the MCP SDK, zod, file-type, fast-xml-parser, Stripe, YAML) out of the entry's static imports", () => {
@@ -54,5 +57,14 @@ describe('the server bundle', () => {
       /^(@modelcontextprotocol\/|zod|file-type|fast-xml-parser|stripe|yaml|vite|ioredis|nodemailer)/.test(i),
     );
     expect(late).toEqual([]);
+  });
+
+  it('bundles the CLI too: `npm run cli` runs dist/cli.js, after rebuilding the bundles when a source is newer', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'));
+    expect(manifest.scripts.cli).toBe('node dist/cli.js');
+    expect(manifest.scripts.precli).toContain('node scripts/build-server.ts --if-needed');
+    const help = spawnSync(process.execPath, [CLI_BUNDLE, 'help'], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: npm run -s cli -- <command> [options]');
   });
 });

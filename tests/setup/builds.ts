@@ -1,10 +1,11 @@
-// vitest globalSetup: the dashboard's build (web/dist/) and the server's bundle (dist/server.js, what
-// `npm start` runs) exist and are current before any test file starts a server, so `npm test` works
-// on a fresh clone installed with --ignore-scripts too.
+// vitest globalSetup: the dashboard's build (web/dist/) and the bundles of the server and the CLI
+// (dist/server.js and dist/cli.js, what `npm start` and `npm run cli` run) exist and are current
+// before any test file starts a server or the CLI, so `npm test` works on a fresh clone installed
+// with --ignore-scripts too.
 import { buildDashboard, dashboardBuildState } from '../../src/dashboard/build.ts';
-import { buildServer, serverBundleState } from '../../scripts/server-bundle.ts';
+import { buildBundles, bundleState } from '../../scripts/server-bundle.ts';
 
 export default async function setup(): Promise<void> {
   if (dashboardBuildState() !== 'current') await buildDashboard();
-  if (serverBundleState() !== 'current') await buildServer();
+  if (bundleState() !== 'current') await buildBundles();
 }
