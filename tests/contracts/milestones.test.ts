@@ -13,6 +13,7 @@ import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from '../../src/job-system/queues.t
 import { newId } from '../../src/ids.ts';
 import { createStripeProvider } from '../../src/payments/stripe.ts';
 import { expectError } from '../helpers/expect-error.ts';
+import { gate } from '../helpers/gate.ts';
 
 const TIMEOUT_MS = 1000;
 const DAY_SECONDS = 1;
@@ -150,13 +151,16 @@ describe('POST /api/contracts/{id}/milestones/{milestoneId}/fund', () => {
       ids: [id],
     } = await active();
     const before = fake.counts().paymentIntents;
-    // The first request is slow at Stripe: the others meet its idempotency key in flight (409).
-    fake.delayNext(400, 'POST /v1/payment_intents');
-    const concurrent = await Promise.all([1, 2, 3, 4].map(() => fund(client, contract.id, id!)));
+    // The first request is held at Stripe until another has met its idempotency key in flight (409).
+    const held = gate();
+    fake.holdNext(held.until, 'POST /v1/payment_intents');
+    const funding = Promise.all([1, 2, 3, 4].map(() => fund(client, contract.id, id!)));
+    await expect.poll(() => fake.requests.some((r) => r.idempotencyKey === `gm-fund-${id}` && r.status === 409)).toBe(true);
+    held.open();
+    const concurrent = await funding;
     expect(concurrent.map((r) => r.response.status)).toEqual([200, 200, 200, 200]);
     expect(new Set(concurrent.map((r) => r.data!.client_secret)).size).toBe(1);
     expect(fake.counts().paymentIntents).toBe(before + 1);
-    expect(fake.requests.some((r) => r.idempotencyKey === `gm-fund-${id}` && r.status === 409)).toBe(true);
     expect(await eventTypes('milestone', id!)).toEqual(['milestone.funding']);
   });
 

@@ -226,9 +226,8 @@ describe('POST /api/disputes/{id}/recommendation', () => {
     const { id } = await responded();
     const total = 256 * 1024 * 1024;
     chat.answerNext({ flood: total });
-    const started = performance.now();
+    // Refused for its size (502 RECOMMENDATION_FAILED), not timed out (504 RECOMMENDATION_TIMEOUT).
     expectError(await recommend(client, id), 502, 'RECOMMENDATION_FAILED', /more than a recommendation can hold/);
-    expect(performance.now() - started).toBeLessThan(1000); // LLM_TIMEOUT_MS: refused, not timed out
     const flood = await chat.floods.at(-1)!;
     expect(flood.complete).toBe(false); // we hung up...
     expect(flood.written).toBeLessThan(total / 8); // ...long before the end

@@ -172,7 +172,9 @@ describe('checkWebhookUrl: a lookup that never answers', () => {
     const started = performance.now();
     const error = await refusal('https://stuck.example.com/', { ...strict, resolveHost: never, lookupTimeoutMs: 200 });
     expect(error).toMatchObject({ reason: 'host_not_resolved', message: 'host stuck.example.com did not resolve within 200 ms' });
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The lookup never answers: only a timer ends it, and not the 5 s default's (a margin no load closes).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    expect(performance.now() - started).toBeLessThan(4_500);
     expect(error.toApiError('body.url')).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
   });
 
@@ -180,8 +182,8 @@ describe('checkWebhookUrl: a lookup that never answers', () => {
     const started = performance.now();
     const error = await refusal('https://stuck.example.com/', { ...strict, resolveHost: never });
     expect(error.message).toBe('host stuck.example.com did not resolve within 5000 ms');
-    expect(performance.now() - started).toBeLessThan(6000);
-  }, 10_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(4_990); // the lookup never answers: the 5 s timer ended it
+  });
 
   it('a slow answer within the time is taken', async () => {
     const slow: ResolveHost = (host) => new Promise((resolve) => setTimeout(() => resolvingTo('93.184.215.14')(host).then(resolve), 100));

@@ -19,13 +19,10 @@ export interface ChatRequest {
 
 /**
  * One answer: a recommendation (or anything) as the message content, a raw body, an HTTP error,
- * `flood` bytes of a message that never ends (see `floods`), or a delay first.
+ * `flood` bytes of a message that never ends (see `floods`), after a delay or once `until` settles.
  */
-export type Answer =
-  | { content: unknown; delayMs?: number }
-  | { raw: string; delayMs?: number }
-  | { status: number; delayMs?: number }
-  | { flood: number; delayMs?: number };
+type Wait = { delayMs?: number; until?: Promise<unknown> };
+export type Answer = ({ content: unknown } | { raw: string } | { status: number } | { flood: number }) & Wait;
 
 export interface FakeChat {
   /** The API base to set as LLM_URL (`.../v1`). */
@@ -88,6 +85,7 @@ export async function startFakeChat(): Promise<FakeChat> {
     requests.push({ authorization: req.headers.authorization, body, facts });
     const answer = queue.shift() ?? defaultAnswer(facts);
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    if (answer.until) await answer.until;
     if ('status' in answer) return send(answer.status, JSON.stringify({ error: { message: 'The server had an error' } }));
     if ('raw' in answer) return send(200, answer.raw);
     if ('flood' in answer) {

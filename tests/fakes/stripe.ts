@@ -5,7 +5,7 @@
 // with other parameters is a 400 idempotency_error, a key still in flight is a 409, and a request
 // that fails validation stores nothing. Refunds draw on a charge, and a transfer tied to a charge
 // (source_transaction) may take only what refunds and earlier transfers left of it, as Stripe's
-// balance rules have it. Test controls: failNext, delayNext, verifyAccount, succeedPaymentIntent,
+// balance rules have it. Test controls: failNext, delayNext, holdNext, verifyAccount, succeedPaymentIntent,
 // failPaymentIntent, buildEvent, signedWebhook, counts, requests.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -182,6 +182,7 @@ interface FailRule extends Rule {
 }
 interface DelayRule extends Rule {
   ms: number;
+  until?: Promise<unknown>;
 }
 interface Stored {
   method: string;
@@ -209,6 +210,10 @@ export interface FakeStripe {
   failNext(status: number, error?: StripeErrorBody, match?: string): void;
   /** The next request (or the next matching) is answered after `ms`, its idempotency key in flight meanwhile. */
   delayNext(ms: number, match?: string): void;
+  /** The next request (or the next matching) is answered once `until` settles, its idempotency key in flight meanwhile. */
+  holdNext(until: Promise<unknown>, match?: string): void;
+  /** How many requests holdNext holds right now. */
+  holding(): number;
   /** Onboarding done: details submitted, transfers active, charges and payouts enabled. */
   verifyAccount(id: string): Json;
   /** The client confirmed: status succeeded, a charge, amount_received. */
@@ -236,6 +241,7 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
   const requests: FakeRequest[] = [];
   const failures: FailRule[] = [];
   const delays: DelayRule[] = [];
+  let holding = 0;
   let url = '';
 
   const take = <R extends Rule>(rules: R[], route: string): R | undefined => {
@@ -558,6 +564,10 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
       try {
         const delay = take(delays, route);
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay.ms));
+        if (delay?.until) {
+          holding++;
+          await delay.until.finally(() => holding--);
+        }
         const body = create(params);
         if (idempotencyKey)
           idempotent.set(idempotencyKey, { method, path: pathname, params: canonical(params), status: 200, body, requestId });
@@ -648,6 +658,10 @@ export async function startFakeStripe(options: { secretKey?: string } = {}): Pro
     delayNext(ms, match) {
       delays.push({ ms, match, used: false });
     },
+    holdNext(until, match) {
+      delays.push({ ms: 0, until, match, used: false });
+    },
+    holding: () => holding,
     verifyAccount,
     succeedPaymentIntent(id) {
       const intent = intentOf(id);

@@ -1,5 +1,6 @@
 // A local webhook receiver: records every request it gets, and answers as a test scripts it (a
-// status, a Retry-After, a delay, a Location), one answer per request in order, then the default.
+// status, a Retry-After, a delay or a gate the test opens, a Location), one answer per request in
+// order, then the default.
 import http from 'node:http';
 import { closeServer, listenLocal, readBody } from './local-server.ts';
 
@@ -14,6 +15,8 @@ export interface ScriptedAnswer {
   status: number;
   retryAfter?: string;
   delayMs?: number;
+  /** Answer only once this settles: the test decides when, instead of a clock. */
+  until?: Promise<unknown>;
   location?: string;
   body?: string;
 }
@@ -66,6 +69,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     waiters = waiters.filter((w) => !w());
     const answer = queue.shift() ?? receiver.fallback;
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    if (answer.until) await answer.until;
     const headers: Record<string, string> = { 'content-type': 'text/plain' };
     if (answer.retryAfter) headers['retry-after'] = answer.retryAfter;
     if (answer.location) headers.location = answer.location;

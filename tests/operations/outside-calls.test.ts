@@ -1,7 +1,8 @@
 // No transaction is open while a request waits on something outside the process, whatever its
 // headers: requests with an Idempotency-Key whose outside service (a webhook receiver, the model,
 // the payment provider) is slow leave every other request answering. The slow services are real
-// local servers that hold their answer; the others' requests must finish while they still hold it.
+// local servers that hold their answer behind a gate the test opens (tests/helpers/gate.ts); the
+// others' requests must finish while the gate is still shut.
 // On the embedded database one open transaction would stop every other query; on a server
 // Postgres, more slow requests than the pool has connections would starve it, and the server's
 // backends would show "idle in transaction" meanwhile.
@@ -13,8 +14,8 @@ import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
 import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { pendingContract, respondedDispute } from '../helpers/lifecycle.ts';
 import { activeStripeContract, startStripeServer } from '../helpers/stripe-mode.ts';
+import { gate, type Gate } from '../helpers/gate.ts';
 
-const HOLD_MS = 2_500;
 /** More than the server's pool of connections (10), so that held connections would starve it. */
 const SLOW_REQUESTS = 12;
 
@@ -47,29 +48,35 @@ async function idleInTransaction(url: string | undefined): Promise<number> {
 }
 
 /**
- * Starts the slow requests, then, while the outside service still holds them, makes the other
- * requests; each of those must finish before the first slow one does.
+ * Starts the slow requests and waits until the outside service holds all of them (`held`); then
+ * makes the other requests, which must all finish while it still does; then opens the gate.
  */
-async function othersAnswerWhileHeld(target: TestServer, slow: () => Promise<Response | { response: Response }>[], bystander: User) {
-  let firstSlowDone = Number.POSITIVE_INFINITY;
+async function othersAnswerWhileHeld(
+  target: TestServer,
+  slow: () => Promise<Response | { response: Response }>[],
+  bystander: User,
+  hold: { gate: Gate; held: () => boolean },
+) {
+  let slowDone = 0;
   const slowRequests = slow().map((p) =>
     p.then((r) => {
-      firstSlowDone = Math.min(firstSlowDone, performance.now());
+      slowDone++;
       return 'response' in r ? r.response : r;
     }),
   );
-  await new Promise((r) => setTimeout(r, 300)); // the slow requests reach their outside service
+  await expect.poll(hold.held, { message: 'the slow requests reach their outside service' }).toBe(true);
   const openTransactions = await idleInTransaction(target.databaseUrl);
   const others = await Promise.all([
-    fetch(`${target.url}/api/health`).then(async (r) => ({ status: r.status, at: performance.now() })),
-    bystander.api.GET('/api/credits').then((r) => ({ status: r.response.status, at: performance.now() })),
+    fetch(`${target.url}/api/health`).then((r) => r.status),
+    bystander.api.GET('/api/credits').then((r) => r.response.status),
     bystander.api
       .POST('/api/gigs', { body: { title: 'Written meanwhile' }, params: { header: { 'Idempotency-Key': `meanwhile-${Date.now()}` } } })
-      .then((r) => ({ status: r.response.status, at: performance.now() })),
+      .then((r) => r.response.status),
   ]);
-  expect(others.map((o) => o.status)).toEqual([200, 200, 201]);
-  for (const other of others) expect(other.at).toBeLessThan(firstSlowDone);
+  expect(others).toEqual([200, 200, 201]);
+  expect(slowDone, 'a slow request ended before the gate opened').toBe(0);
   expect(openTransactions).toBe(0);
+  hold.gate.open();
   return Promise.all(slowRequests);
 }
 
@@ -78,7 +85,9 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
     const [owner, bystander] = await server.users('Slow Receiver Owner', 'Bystander One');
     const endpoint = await owner.api.POST('/api/webhooks', { body: { url: `${receiver.url}/slow` } });
     expect(endpoint.response.status).toBe(201);
-    receiver.script(...Array.from({ length: SLOW_REQUESTS }, () => ({ status: 200, delayMs: HOLD_MS })));
+    const held = gate();
+    const before = receiver.received.length;
+    receiver.script(...Array.from({ length: SLOW_REQUESTS }, () => ({ status: 200, until: held.until })));
     const responses = await othersAnswerWhileHeld(
       server,
       () =>
@@ -88,6 +97,7 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
           }),
         ),
       bystander,
+      { gate: held, held: () => receiver.received.length - before === SLOW_REQUESTS },
     );
     expect(responses.map((r) => r.status)).toEqual(Array(SLOW_REQUESTS).fill(200));
     // Each key replays its first answer: no second delivery.
@@ -109,12 +119,14 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
       cited_evidence_ids: [],
       confidence: 0.6,
     };
-    chat.answerNext({ content: advice, delayMs: HOLD_MS });
+    const held = gate();
+    chat.answerNext({ content: advice, until: held.until });
     const before = chat.requests.length;
     const [answer] = await othersAnswerWhileHeld(
       server,
       () => [client.api.POST('/api/disputes/{id}/recommendation', { params: { path: { id }, header: { 'Idempotency-Key': 'slow-rec' } } })],
       bystander,
+      { gate: held, held: () => chat.requests.length === before + 1 },
     );
     expect(answer!.status).toBe(200);
     expect(chat.requests.length).toBe(before + 1);
@@ -139,7 +151,8 @@ describe('a slow payment provider under an Idempotency-Key holds no transaction'
     const milestones = Array.from({ length: SLOW_REQUESTS }, (_, i) => ({ title: `Part ${i + 1}`, amount_cents: 1_000 + i }));
     const { contract } = await activeStripeContract(paid, stripe, client, worker, milestones);
     const bystander = await paid.user('Bystander Three');
-    for (let i = 0; i < SLOW_REQUESTS; i++) stripe.delayNext(HOLD_MS, 'POST /v1/payment_intents');
+    const held = gate();
+    for (let i = 0; i < SLOW_REQUESTS; i++) stripe.holdNext(held.until, 'POST /v1/payment_intents');
     const responses = await othersAnswerWhileHeld(
       paid,
       () =>
@@ -149,6 +162,7 @@ describe('a slow payment provider under an Idempotency-Key holds no transaction'
           }),
         ),
       bystander,
+      { gate: held, held: () => stripe.holding() === SLOW_REQUESTS },
     );
     expect(responses.map((r) => r.status)).toEqual(Array(SLOW_REQUESTS).fill(200));
     expect(stripe.counts().paymentIntents).toBe(SLOW_REQUESTS);
@@ -164,8 +178,12 @@ describe('a slow payment provider under an Idempotency-Key holds no transaction'
         params: { path: { id: contract.id }, header: key ? { 'Idempotency-Key': key } : {} },
       });
     expect((await approve(client)).response.status).toBe(200);
-    stripe.delayNext(HOLD_MS, 'POST /v1/accounts');
-    const [answer] = await othersAnswerWhileHeld(paid, () => [approve(worker, 'slow-approve')], bystander);
+    const held = gate();
+    stripe.holdNext(held.until, 'POST /v1/accounts');
+    const [answer] = await othersAnswerWhileHeld(paid, () => [approve(worker, 'slow-approve')], bystander, {
+      gate: held,
+      held: () => stripe.holding() === 1,
+    });
     expect(answer!.status).toBe(200);
     const replay = await approve(worker, 'slow-approve');
     expect(replay.response.headers.get('idempotent-replayed')).toBe('true');

@@ -7,6 +7,7 @@ import { loadConfig, type StripeSettings } from '../../src/config.ts';
 import { createPaymentProvider, PaymentProviderError, WebhookSignatureError, type PaymentProvider } from '../../src/payments/index.ts';
 import { createStripeProvider } from '../../src/payments/stripe.ts';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
+import { gate } from '../helpers/gate.ts';
 
 const WEBHOOK_SECRET = 'whsec_test_platform_endpoint';
 const CONNECT_WEBHOOK_SECRET = 'whsec_test_connect_endpoint';
@@ -187,13 +188,17 @@ describe('payments', () => {
   it('waits out a concurrent request still in flight (409) and gets its intent, not a second one', async () => {
     const milestoneId = uuid();
     const before = fake.counts().paymentIntents;
-    fake.delayNext(400, 'POST /v1/payment_intents');
+    // The first request is held at Stripe until the second has met its key in flight (409).
+    const held = gate();
+    fake.holdNext(held.until, 'POST /v1/payment_intents');
     const p = provider({ maxNetworkRetries: 2 });
-    const [a, b] = await Promise.all([p.createPayment(input(milestoneId)), p.createPayment(input(milestoneId))]);
+    const both = Promise.all([p.createPayment(input(milestoneId)), p.createPayment(input(milestoneId))]);
+    const keyed = () => fake.requests.filter((r) => r.idempotencyKey === `gm-fund-${milestoneId}`);
+    await expect.poll(() => keyed().map((r) => r.status)).toContain(409);
+    held.open();
+    const [a, b] = await both;
     expect(b).toEqual(a);
     expect(fake.counts().paymentIntents).toBe(before + 1);
-    const keyed = fake.requests.filter((r) => r.idempotencyKey === `gm-fund-${milestoneId}`);
-    expect(keyed.map((r) => r.status)).toContain(409);
   });
 
   it('refuses to reuse a milestone for a different amount', async () => {
