@@ -26,6 +26,15 @@ export type Database =
 // directly in the checkout's root, so ../db/migrations is the same folder from either.
 const migrationsFolder = path.join(import.meta.dirname, '..', 'db', 'migrations');
 
+/** The prepared empty database a new DATA_DIR starts from, in dist/ (scripts/pglite-template.ts builds it). */
+export const PGLITE_TEMPLATE_NAME = 'pglite-template.tar.gz';
+const pgliteTemplateFile = path.join(import.meta.dirname, '..', 'dist', PGLITE_TEMPLATE_NAME);
+
+/** Whether a new data directory would start from the prepared template (else from PGlite's initdb). */
+export function hasPgliteTemplate(): boolean {
+  return fs.existsSync(pgliteTemplateFile);
+}
+
 export interface OpenOptions {
   databaseUrl?: string;
   /** A directory for PGlite's files, or undefined for an in-memory database (tests). */
@@ -61,10 +70,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
   }
+  // A new data directory starts as a copy of the prepared template when the build made one: PGlite's
+  // initdb and every migration, done once at install instead of at each first start.
+  const loadDataDir =
+    options.loadDataDir ??
+    (options.dataDir && isNewDataDir(options.dataDir) && hasPgliteTemplate() ? new Blob([fs.readFileSync(pgliteTemplateFile)]) : undefined);
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create(options.dataDir ?? 'memory://', {
     extensions: { vector },
-    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    ...(loadDataDir ? { loadDataDir } : {}),
     ...(options.pgliteSharedBuffers ? { postgresqlconf: `shared_buffers = ${options.pgliteSharedBuffers}` } : {}),
   });
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;

@@ -1,10 +1,18 @@
 // `npm run build`, `postinstall`, and the first step of `npm start` and `npm run cli`: bundles the
-// server and the CLI into dist/ (scripts/server-bundle.ts). `--if-needed` builds only when a bundle
-// is missing or older than its sources, as `npm start` does.
+// server and the CLI into dist/ (scripts/server-bundle.ts), and prepares the embedded database's
+// template there (scripts/pglite-template.ts). `--if-needed` builds each only when it is missing or
+// older than its sources, as `npm start` does.
 import { buildBundles, bundleState } from './server-bundle.ts';
+import { buildPgliteTemplate, pgliteTemplateState } from './pglite-template.ts';
 
-const state = bundleState();
-if (process.argv.includes('--if-needed') && state === 'current') process.exit(0);
-const started = performance.now();
-await buildBundles();
-console.error(`bundled the server and the CLI into dist/ in ${Math.round(performance.now() - started)} ms`);
+const ifNeeded = process.argv.includes('--if-needed');
+if (!ifNeeded || bundleState() !== 'current') {
+  const started = performance.now();
+  await buildBundles();
+  console.error(`bundled the server and the CLI into dist/ in ${Math.round(performance.now() - started)} ms`);
+}
+if (!ifNeeded || pgliteTemplateState() !== 'current') {
+  const started = performance.now();
+  await buildPgliteTemplate();
+  console.error(`prepared the embedded database's template in dist/ in ${Math.round(performance.now() - started)} ms`);
+}

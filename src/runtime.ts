@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.ts';
-import { isNewDataDir, migrate, openDatabase, pendingMigrations, type Database } from '../db/client.ts';
+import { hasPgliteTemplate, isNewDataDir, migrate, openDatabase, pendingMigrations, type Database } from '../db/client.ts';
 import { getOrCreateSetting } from '../db/repositories/settings.ts';
 import { buildApp } from './app.ts';
 import { createJobSystem, type JobDefinition, type JobSystem } from './job-system/boss.ts';
@@ -67,11 +67,13 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   const destination = options.logger === false ? undefined : createLogDestination();
   const log = destination ? pino(loggerOptions(config.logLevel), destination) : pino({ level: 'silent' });
   if (!options.database && !config.databaseUrl) {
-    // A newcomer's first `npm start` spends most of its time here (PGlite's initdb): say so.
+    // A newcomer's first `npm start` spends most of its time here: say so.
     log.info(
-      isNewDataDir(config.dataDir)
-        ? `creating the embedded database in ${config.dataDir} (first start: this takes a while)…`
-        : `opening the embedded database in ${config.dataDir}…`,
+      !isNewDataDir(config.dataDir)
+        ? `opening the embedded database in ${config.dataDir}…`
+        : hasPgliteTemplate()
+          ? `creating the embedded database in ${config.dataDir} from its prepared template (first start)…`
+          : `creating the embedded database in ${config.dataDir} (first start, no prepared template: PGlite's initdb takes a few seconds)…`,
     );
   }
   const database =

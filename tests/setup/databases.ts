@@ -6,24 +6,16 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
-import { migrate, openDatabase, type Database } from '../../db/client.ts';
-import { startJobs } from '../../src/job-system/boss.ts';
+import { openDatabase, type Database } from '../../db/client.ts';
+import { prepareDatabase as prepare } from '../../scripts/pglite-template.ts';
 
 declare module 'vitest' {
   interface ProvidedContext {
     /** The migrated template: a database name on the Postgres at DATABASE_URL, or a PGlite dump's file. */
     testDatabaseTemplate: { postgres: string } | { pgliteDump: string };
   }
-}
-
-/** Migrations, then pg-boss's own schema (its start creates it; no queue is made). */
-async function prepare(database: Database): Promise<void> {
-  await migrate(database);
-  const jobs = await startJobs(database, pino({ level: 'silent' }), []);
-  await jobs.stop();
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
