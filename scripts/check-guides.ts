@@ -6,8 +6,8 @@
 // scripts it sources (`. docs/guide/<name>.sh`) count too. The lines must appear in that order in what
 // the script printed; other lines may come between them.
 // A walkthrough that exits 77 lacks what it needs (production.sh: a Postgres) and is skipped, except
-// under CI=true. `npm run check:guides -- credits disputes` runs only those. Needs the server's bundle (npm ci makes
-// it), curl and jq.
+// under CI=true. `npm run check:guides -- credits disputes` runs only those; GUIDES_CONCURRENCY (2) at
+// a time. Needs the server's bundle (npm ci makes it), curl and jq.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -96,11 +96,20 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.sh') && fs.readFileSync(path.join(guides, f), 'utf8').startsWith('#!'))
     .filter((f) => only.length === 0 || only.includes(f.replace(/\.sh$/, '')))
     .sort();
+  // A few at a time, each on its own port and in its own folder: much of a walkthrough is waiting
+  // on its server. Reported in order once all have run.
+  const concurrency = Math.max(1, Number(process.env.GUIDES_CONCURRENCY ?? 2));
+  const results: Awaited<ReturnType<typeof run>>[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, files.length) }, async () => {
+      for (let i = next++; i < files.length; i = next++) results[i] = await run(path.join(guides, files[i]!));
+    }),
+  );
   let failed = 0;
-  for (const name of files) {
-    const file = path.join(guides, name);
-    const expected = expectedOutputs(file);
-    const { code, output, ms } = await run(file);
+  for (const [i, name] of files.entries()) {
+    const { code, output, ms } = results[i]!;
+    const expected = expectedOutputs(path.join(guides, name));
     const missing = firstMissing(expected, output.split('\n'));
     const took = `${(ms / 1000).toFixed(1)} s`;
     if (code === 0 && !missing) {
