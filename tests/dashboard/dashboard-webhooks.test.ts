@@ -116,7 +116,7 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: webhooks'), () =
   });
 
   it('shows a failed attempt with its next retry, and redelivers it', async () => {
-    receiver.script({ status: 503, retryAfter: '3600', body: 'down for <maintenance>' });
+    receiver.script('/hooks/gigmarket', { status: 503, retryAfter: '3600', body: 'down for <maintenance>' });
     await createGig('Hooked gig');
     const failed = rowsOf('gig.created');
     await expect.poll(() => failed.count(), { timeout: 60_000 }).toBe(1);
@@ -183,7 +183,7 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: webhooks'), () =
     await state.getByText('Enabled', { exact: true }).waitFor();
     expect(await endpoint()).toMatchObject({ enabled: true, disabled_reason: null, disabled_at: null });
 
-    receiver.script({ status: 503, retryAfter: '3600', body: 'broken' });
+    receiver.script('/hooks/gigmarket', { status: 503, retryAfter: '3600', body: 'broken' });
     await createGig('Second hooked gig');
     const broken = deliveries().getByRole('row').filter({ hasText: 'broken' });
     await expect.poll(() => broken.count(), { timeout: 60_000 }).toBe(1);

@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { createdGig } from '../helpers/lifecycle.ts';
 import { testFileServer, type TestUser as User } from '../helpers/server.ts';
+import { gate } from '../helpers/gate.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { events, webhookEndpoints } from '../../db/schema.ts';
 import { newId } from '../../src/ids.ts';
@@ -118,7 +119,7 @@ describe('delivering events', () => {
 
   it('retries failed attempts on the (shortened) schedule with the same webhook-id, then succeeds', async () => {
     const { user, endpoint } = await userWithEndpoint('/flaky');
-    receiver.script({ status: 500, body: 'boom' }, { status: 502 }, { status: 404 });
+    receiver.script('/flaky', { status: 500, body: 'boom' }, { status: 502 }, { status: 404 });
     await createGig(user);
     const attempts = await until('four attempts', async () => {
       const d = await deliveries(user, endpoint.id);
@@ -144,7 +145,7 @@ describe('delivering events', () => {
 
   it('honours Retry-After on 429 and 503', async () => {
     const { user, endpoint } = await userWithEndpoint('/busy');
-    receiver.script({ status: 429, retryAfter: '2' }, { status: 503, retryAfter: '1' });
+    receiver.script('/busy', { status: 429, retryAfter: '2' }, { status: 503, retryAfter: '1' });
     await createGig(user);
     await until('three attempts', async () => ((await deliveries(user, endpoint.id)).length >= 3 ? true : undefined));
     const requests = at('/busy');
@@ -154,7 +155,7 @@ describe('delivering events', () => {
 
   it('disables an endpoint that answers 410 at once', async () => {
     const { user, endpoint } = await userWithEndpoint('/gone');
-    receiver.script({ status: 410 });
+    receiver.script('/gone', { status: 410 });
     await createGig(user);
     const row = await until('disabled', async () => {
       const r = await endpointRow(endpoint.id);
@@ -200,7 +201,7 @@ describe('delivering events', () => {
       .update(webhookEndpoints)
       .set({ failingSince: new Date(Date.now() - 500_000) })
       .where(eq(webhookEndpoints.id, endpoint.id));
-    receiver.script({ status: 500 });
+    receiver.script('/dead', { status: 500 });
     await createGig(user);
     const row = await until('disabled', async () => {
       const r = await endpointRow(endpoint.id);
@@ -256,13 +257,13 @@ describe('delivering events', () => {
     const path = { id: endpoint.id };
     const disabled = () => until('disabled', async () => ((await endpointRow(endpoint.id)).disabledAt ? true : undefined));
     // Each event's only attempt gets 410 (no retry follows), which disables the endpoint: re-enable it in between.
-    receiver.script({ status: 410 });
+    receiver.script('/replay', { status: 410 });
     await createGig(user, 'first');
     await disabled();
     const refused = await user.api.POST('/api/webhooks/{id}/replay', { params: { path }, body: { since } });
     expect(refused.response.status).toBe(409);
     await user.api.PATCH('/api/webhooks/{id}', { params: { path }, body: { enabled: true } });
-    receiver.script({ status: 410 });
+    receiver.script('/replay', { status: 410 });
     await createGig(user, 'second');
     await disabled();
     await user.api.PATCH('/api/webhooks/{id}', { params: { path }, body: { enabled: true } });
@@ -292,11 +293,8 @@ describe('delivering events', () => {
     receiver.fallback = { status: 200, body: 'ok' };
     // The slow endpoint's next five requests are answered only when the test opens the gate: what
     // this proves holds on a machine of any speed.
-    let open = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    receiver.script(...Array.from({ length: 5 }, () => ({ status: 200, until: gate })));
+    const held = gate();
+    receiver.script('/slow', ...Array.from({ length: 5 }, () => ({ status: 200, until: held.until })));
     for (let i = 1; i <= 5; i++) await createGig(slow.user, `s${i}`);
     await until('four attempts at the slow endpoint', () => (at('/slow').length >= 4 ? true : undefined));
     // The fast endpoint's event, created after the slow one's five, is delivered while all four
@@ -306,7 +304,7 @@ describe('delivering events', () => {
     // ...and the slow endpoint's fifth waits for one of its four to end: none has, so it has not come.
     expect(at('/slow')).toHaveLength(4);
     const opened = Date.now();
-    open();
+    held.open();
     await until('the fifth slow delivery', () => (at('/slow').length >= 5 ? true : undefined));
     expect(at('/slow')[4]!.at).toBeGreaterThanOrEqual(opened);
   });

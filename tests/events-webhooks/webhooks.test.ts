@@ -207,7 +207,7 @@ describe('test deliveries and rotation', () => {
 
   it('records a failed test delivery, and does not follow a redirect', async () => {
     const created = await createEndpoint(owner.api, { url: `${receiver.url}/redirected` });
-    receiver.script({ status: 302, location: `${receiver.url}/elsewhere` });
+    receiver.script('/redirected', { status: 302, location: `${receiver.url}/elsewhere` });
     const before = receiver.received.length;
     const res = await owner.api.POST('/api/webhooks/{id}/test', { params: { path: { id: created.id } } });
     expect(res.data).toMatchObject({ succeeded: false, status_code: 302 });

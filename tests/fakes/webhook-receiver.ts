@@ -1,6 +1,6 @@
 // A local webhook receiver: records every request it gets, and answers as a test scripts it (a
-// status, a Retry-After, a delay or a gate the test opens, a Location), one answer per request in
-// order, then the default.
+// status, a Retry-After, a delay or a gate the test opens, a Location), one answer per request to a
+// path in order, then the default.
 import http from 'node:http';
 import { closeServer, listenLocal, readBody } from './local-server.ts';
 
@@ -24,8 +24,11 @@ export interface ScriptedAnswer {
 export interface WebhookReceiver {
   url: string;
   received: ReceivedRequest[];
-  /** Answers for the next requests, in order; after them, `fallback`. */
-  script(...answers: ScriptedAnswer[]): void;
+  /**
+   * Answers for the next requests to `path`, in order; after them, `fallback`. Per path, so that a
+   * late retry to another endpoint (another test's) cannot take an answer meant for this one.
+   */
+  script(path: string, ...answers: ScriptedAnswer[]): void;
   fallback: ScriptedAnswer;
   /** Resolves once `count` requests have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
@@ -34,15 +37,15 @@ export interface WebhookReceiver {
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
-  const queue: ScriptedAnswer[] = [];
+  const queue: (ScriptedAnswer & { path: string })[] = [];
   // Each waiter answers whether it is satisfied; the unsatisfied stay.
   let waiters: (() => boolean)[] = [];
   const receiver: WebhookReceiver = {
     url: '',
     received,
     fallback: { status: 200, body: 'ok' },
-    script: (...answers) => {
-      queue.push(...answers);
+    script: (path, ...answers) => {
+      queue.push(...answers.map((a) => ({ ...a, path })));
     },
     waitFor(count, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
@@ -67,7 +70,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const body = await readBody(req);
     received.push({ at: Date.now(), path: req.url ?? '/', headers: req.headers, body });
     waiters = waiters.filter((w) => !w());
-    const answer = queue.shift() ?? receiver.fallback;
+    const scripted = queue.findIndex((a) => a.path === (req.url ?? '/'));
+    const answer = scripted >= 0 ? queue.splice(scripted, 1)[0]! : receiver.fallback;
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     if (answer.until) await answer.until;
     const headers: Record<string, string> = { 'content-type': 'text/plain' };

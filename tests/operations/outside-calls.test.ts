@@ -87,7 +87,7 @@ describe('a slow outside service under an Idempotency-Key holds no transaction',
     expect(endpoint.response.status).toBe(201);
     const held = gate();
     const before = receiver.received.length;
-    receiver.script(...Array.from({ length: SLOW_REQUESTS }, () => ({ status: 200, until: held.until })));
+    receiver.script('/slow', ...Array.from({ length: SLOW_REQUESTS }, () => ({ status: 200, until: held.until })));
     const responses = await othersAnswerWhileHeld(
       server,
       () =>
