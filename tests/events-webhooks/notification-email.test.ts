@@ -135,9 +135,11 @@ describe('approval reminders', () => {
     expect((await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } } })).response.status).toBe(200);
     const deadline = new Date(contract.approval_deadline!);
 
+    // One run of the reminder job, through pg-boss, awaited until it has completed.
     const run = async () => {
-      await server.runtime.jobs.boss.send(APPROVAL_REMINDER_QUEUE, {});
-      await sleep(3000); // pg-boss picks it up within its polling interval
+      const boss = server.runtime.jobs.boss;
+      const id = await boss.send(APPROVAL_REMINDER_QUEUE, {});
+      await expect.poll(async () => (await boss.getJobById(APPROVAL_REMINDER_QUEUE, id!))?.state).toBe('completed');
     };
     await run();
     const [first] = await mailTo('rita@example.com', 1, /left to approve/);
