@@ -8,12 +8,13 @@ export default defineConfig({
     // which tests of the server process run, as `npm start` does) once when missing or stale.
     // Migrates one template database that every file's database is a copy of (tests/setup/databases.ts).
     globalSetup: ['tests/setup/builds.ts', 'tests/setup/databases.ts'],
-    // Each file starts its own server and database; two cores run two files at a time. A worker
-    // process runs file after file (not isolated): the app's modules load once per worker, not once
-    // per file, and tests leave no state behind but their own servers and databases.
+    // Each file starts its own server and database; three files run at a time on two cores, so
+    // that one file's waits (a job's poll, a browser, a process starting) leave the cores to the
+    // others. A worker process runs file after file (not isolated): the app's modules load once per
+    // worker, not once per file, and tests leave no state behind but their own servers and databases.
     pool: 'forks',
     isolate: false,
-    maxWorkers: 2,
+    maxWorkers: 3,
     sequence: { sequencer: LongestFirst },
     // Generous: on a busy machine a test may take several times its usual time, and must not fail
     // by the clock for it; tests wait on conditions (vi.waitFor, expect.poll), never fixed sleeps.
