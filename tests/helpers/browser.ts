@@ -66,12 +66,20 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
   expect(serious, `axe on ${name}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);
 }
 
+/**
+ * Screenshots are taken on the embedded database's run only: the pages are the same on both, a
+ * full-page PNG costs the browser real CPU, and two runs at once (as .ci/run has them) would write
+ * the same files.
+ */
+const takesScreenshots = !process.env.DATABASE_URL;
+
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!takesScreenshots) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** Every page the test reaches: accessible (axe-core), and saved as test-results/dashboard/<name>.png. */
+/** Every page the test reaches: accessible (axe-core), and saved as test-results/dashboard/<name>.png (screenshot). */
 export async function checkPage(page: Page, name: string): Promise<void> {
   await expectAccessible(page, name);
   await screenshot(page, name);
