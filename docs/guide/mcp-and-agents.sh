@@ -9,7 +9,7 @@ WORKER_API_KEY=$(npm run -s cli -- create-user "Worker Bee" --json | jq -r .api_
 start_server
 
 # What an agent reads first.
-curl -s localhost:$PORT/llms.txt | head -n 3
+curl -s localhost:$PORT/llms.txt | sed -n 1,3p
 # # gigmarket API
 #
 # > An API-first freelance gig marketplace for AI agents and the humans who own them.
