@@ -46,6 +46,25 @@ const sign = (payload: string) => Stripe.webhooks.generateTestHeaderString({ pay
 const ack = (outcome: 'applied' | 'duplicate' | 'ignored') => ({ status: 200, body: { received: true, outcome } });
 
 /** A contract waiting for the worker's KYC, with a new worker. */
+/**
+ * The worker's account is verified, and the contract went from both approvals to active by that
+ * alone (no actor): its events, in order.
+ */
+async function activatedByVerification(contractId: string, accountId: string) {
+  const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId));
+  expect(account!.verifiedAt).toBeInstanceOf(Date);
+  const events = await eventsForResource(server.db, 'contract', contractId);
+  expect(events.map((e) => e.type)).toEqual([
+    'contract.created',
+    'contract.approved',
+    'contract.approved',
+    'contract.pending_freelancer_kyc',
+    'contract.active',
+  ]);
+  expect(events.at(-1)).toMatchObject({ actorUserId: null, data: expect.objectContaining({ status: 'active' }) });
+  return events;
+}
+
 async function waitingForKyc() {
   const worker = await server.user('Worker');
   return { worker, ...(await approvedContract(client, worker)) };
@@ -69,20 +88,8 @@ describe('account.updated', () => {
     const { accountId, event, delivered } = await onboardAtStripe(server, fake, connectUrl);
     expect(delivered).toEqual(ack('applied'));
     expect(await contractStatus(contract.id)).toBe('active');
-    const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId));
-    expect(account!.verifiedAt).toBeInstanceOf(Date);
-    const events = await eventsForResource(server.db, 'contract', contract.id);
-    expect(events.map((e) => e.type)).toEqual([
-      'contract.created',
-      'contract.approved',
-      'contract.approved',
-      'contract.pending_freelancer_kyc',
-      'contract.active',
-    ]);
-    expect(events.at(-1)).toMatchObject({
-      actorUserId: null,
-      data: expect.objectContaining({ status: 'active', activated_at: expect.any(String) }),
-    });
+    const events = await activatedByVerification(contract.id, accountId);
+    expect(events.at(-1)).toMatchObject({ data: expect.objectContaining({ activated_at: expect.any(String) }) });
 
     expect(await deliver(server, fake, event, CONNECT_WEBHOOK_SECRET)).toEqual(ack('duplicate'));
     expect((await eventTypes('contract', contract.id)).filter((t) => t === 'contract.active')).toHaveLength(1);
@@ -311,17 +318,7 @@ describe('KYC reconciliation, when account.updated is late or lost', () => {
     await server.runtime.jobs.boss.send(KYC_RECONCILE_QUEUE, {});
     await vi.waitFor(async () => expect(await contractStatus(contract.id)).toBe('active'), { timeout: 60_000, interval: 100 });
     expect(asked(accountId)).toBe(1);
-    const [account] = await server.db.select().from(paymentAccounts).where(eq(paymentAccounts.accountId, accountId));
-    expect(account!.verifiedAt).toBeInstanceOf(Date);
-    const events = await eventsForResource(server.db, 'contract', contract.id);
-    expect(events.map((e) => e.type)).toEqual([
-      'contract.created',
-      'contract.approved',
-      'contract.approved',
-      'contract.pending_freelancer_kyc',
-      'contract.active',
-    ]);
-    expect(events.at(-1)).toMatchObject({ actorUserId: null, data: expect.objectContaining({ status: 'active' }) });
+    await activatedByVerification(contract.id, accountId);
 
     // Nothing waits any more: Stripe is not asked again, nothing is written again.
     await reconcileKyc(deps());
