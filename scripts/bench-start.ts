@@ -5,7 +5,8 @@
 // way into dist/bench-start-bare.js), or both from source with BENCH_FROM_SOURCE=1.
 // Cold start: from spawning `node dist/server.js` on an existing embedded database (PGlite under a
 // DATA_DIR made and migrated by a first start) to its first 200 from /api/health, BENCH_STARTS
-// times (0 skips it). Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from
+// times (0 skips it). First start: the same on an empty DATA_DIR, where the server loads the
+// prepared template (dist/pglite-template.tar.gz) and the bare process runs PGlite's initdb. Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from
 // /proc) once healthy, 3 s later, then 1 s, 15 s and 30 s after a load of BENCH_REQUESTS reads
 // (autocannon, 10 connections: GET /api/gigs, GET /api/gigs/{id}, GET /api/profile/me,
 // authenticated; the bare process gets as many /api/health). Figures to read, never assertions.
@@ -39,10 +40,12 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
-async function timeToHealthy(start: (port: number) => ChildProcess): Promise<{ ms: number; child: ChildProcess; port: number }> {
+type Start = (port: number, dataDir?: string) => ChildProcess;
+
+async function timeToHealthy(start: Start, dataDir?: string): Promise<{ ms: number; child: ChildProcess; port: number }> {
   const port = await freePort();
   const started = performance.now();
-  const child = start(port);
+  const child = start(port, dataDir);
   await untilHealthy(child, port);
   return { ms: performance.now() - started, child, port };
 }
@@ -57,11 +60,7 @@ interface Resident {
 }
 
 /** Starts the process, loads it with REQUESTS reads cycling over the paths, and reads its resident set on the way. */
-async function residentUnderLoad(
-  start: (port: number) => ChildProcess,
-  paths: string[],
-  headers: Record<string, string>,
-): Promise<Resident> {
+async function residentUnderLoad(start: Start, paths: string[], headers: Record<string, string>): Promise<Resident> {
   const { child, port } = await timeToHealthy(start);
   try {
     const healthy = rssMb(child.pid!);
@@ -88,7 +87,7 @@ async function residentUnderLoad(
 }
 
 /** A gig to read: posted through a server of its own (then stopped), as a client would. */
-async function aGig(server: (port: number) => ChildProcess, apiKey: string): Promise<string> {
+async function aGig(server: Start, apiKey: string): Promise<string> {
   const { child, port } = await timeToHealthy(server);
   try {
     const created = await fetch(`http://127.0.0.1:${port}/api/gigs`, {
@@ -102,7 +101,32 @@ async function aGig(server: (port: number) => ChildProcess, apiKey: string): Pro
   }
 }
 
-async function coldStarts(server: (port: number) => ChildProcess, bare: (port: number) => ChildProcess) {
+/** From spawning each on a new, empty DATA_DIR to its first healthy answer. */
+async function firstStarts(server: Start, bare: Start) {
+  const times = { server: [] as number[], bare: [] as number[] };
+  for (let i = 0; i < STARTS; i++) {
+    for (const [name, start] of [
+      ['server', server],
+      ['bare', bare],
+    ] as const) {
+      const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-bench-first-'));
+      try {
+        const run = await timeToHealthy(start, path.join(empty, 'data'));
+        times[name].push(run.ms);
+        await stopServer(run.child);
+      } finally {
+        fs.rmSync(empty, { recursive: true, force: true });
+      }
+    }
+  }
+  const ms = (x: number) => `${x.toFixed(0).padStart(6)} ms`;
+  console.log(`\nfirst start to a healthy /api/health on an empty DATA_DIR, ${STARTS} starts each (median, min):`);
+  console.log(`  server   ${ms(median(times.server))}  ${ms(Math.min(...times.server))}  (from the prepared template)`);
+  console.log(`  bare     ${ms(median(times.bare))}  ${ms(Math.min(...times.bare))}  (PGlite's initdb + Fastify, no migrations)`);
+  console.log(`  server / bare: ${(median(times.server) / median(times.bare)).toFixed(2)}x`);
+}
+
+async function coldStarts(server: Start, bare: Start) {
   const times = { server: [] as number[], bare: [] as number[] };
   for (let i = 0; i < STARTS; i++) {
     for (const [name, start] of [
@@ -135,12 +159,13 @@ async function main() {
     const bareScript = path.join(ROOT, FROM_SOURCE ? 'scripts/bench-start-bare.ts' : 'dist/bench-start-bare.js');
     if (!FROM_SOURCE) await bundle('scripts/bench-start-bare.ts', bareScript);
     console.log(`server: node ${path.relative(ROOT, serverScript)}; bare: node ${path.relative(ROOT, bareScript)}\n`);
-    const server = (port: number) =>
+    const server: Start = (port, dir = dataDir) =>
       spawn(process.execPath, [...SERVER_ARGS, serverScript], {
         cwd: ROOT,
         env: {
           ...process.env,
           ...env,
+          DATA_DIR: dir,
           NODE_ENV: 'test',
           LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
           HOST: '127.0.0.1',
@@ -152,15 +177,18 @@ async function main() {
         },
         stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
       });
-    const bare = (port: number) =>
+    const bare: Start = (port, dir = dataDir) =>
       spawn(process.execPath, [...SERVER_NODE_ARGS, bareScript], {
         cwd: ROOT,
-        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) },
+        env: { ...process.env, DATA_DIR: dir, PORT: String(port) },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     // A first start of each: the server's spec cache and the OS's file cache are warm, as on any restart.
     for (const start of [server, bare]) await stopServer((await timeToHealthy(start)).child);
-    if (STARTS > 0) await coldStarts(server, bare);
+    if (STARTS > 0) {
+      await coldStarts(server, bare);
+      await firstStarts(server, bare);
+    }
     if (MEMORY_RUNS <= 0) return;
 
     // Memory: each run starts both processes afresh, so what start-up leaves behind is measured too.
