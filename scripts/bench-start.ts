@@ -101,47 +101,32 @@ async function aGig(server: Start, apiKey: string): Promise<string> {
   }
 }
 
-/** From spawning each on a new, empty DATA_DIR to its first healthy answer. */
-async function firstStarts(server: Start, bare: Start) {
+/**
+ * Starts the server and the bare process in turn, STARTS times each, until each answers healthy,
+ * and prints the medians, the fastest and the ratio. `fresh`: each start on a new, empty DATA_DIR
+ * (the first start); else on the existing one (a later start).
+ */
+async function startTimes(server: Start, bare: Start, how: { fresh: boolean; title: string; server: string; bare: string }) {
   const times = { server: [] as number[], bare: [] as number[] };
   for (let i = 0; i < STARTS; i++) {
     for (const [name, start] of [
       ['server', server],
       ['bare', bare],
     ] as const) {
-      const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-bench-first-'));
+      const empty = how.fresh ? fs.mkdtempSync(path.join(os.tmpdir(), 'gm-bench-first-')) : undefined;
       try {
-        const run = await timeToHealthy(start, path.join(empty, 'data'));
+        const run = await timeToHealthy(start, empty && path.join(empty, 'data'));
         times[name].push(run.ms);
         await stopServer(run.child);
       } finally {
-        fs.rmSync(empty, { recursive: true, force: true });
+        if (empty) fs.rmSync(empty, { recursive: true, force: true });
       }
     }
   }
   const ms = (x: number) => `${x.toFixed(0).padStart(6)} ms`;
-  console.log(`\nfirst start to a healthy /api/health on an empty DATA_DIR, ${STARTS} starts each (median, min):`);
-  console.log(`  server   ${ms(median(times.server))}  ${ms(Math.min(...times.server))}  (from the prepared template)`);
-  console.log(`  bare     ${ms(median(times.bare))}  ${ms(Math.min(...times.bare))}  (PGlite's initdb + Fastify, no migrations)`);
-  console.log(`  server / bare: ${(median(times.server) / median(times.bare)).toFixed(2)}x`);
-}
-
-async function coldStarts(server: Start, bare: Start) {
-  const times = { server: [] as number[], bare: [] as number[] };
-  for (let i = 0; i < STARTS; i++) {
-    for (const [name, start] of [
-      ['server', server],
-      ['bare', bare],
-    ] as const) {
-      const run = await timeToHealthy(start);
-      times[name].push(run.ms);
-      await stopServer(run.child);
-    }
-  }
-  const ms = (x: number) => `${x.toFixed(0).padStart(6)} ms`;
-  console.log(`cold start to a healthy /api/health on an existing PGlite database, ${STARTS} starts each (median, min):`);
-  console.log(`  server   ${ms(median(times.server))}  ${ms(Math.min(...times.server))}  (target < 3000 ms)`);
-  console.log(`  bare     ${ms(median(times.bare))}  ${ms(Math.min(...times.bare))}  (PGlite open + Fastify)`);
+  console.log(`${how.title}, ${STARTS} starts each (median, min):`);
+  console.log(`  server   ${ms(median(times.server))}  ${ms(Math.min(...times.server))}  (${how.server})`);
+  console.log(`  bare     ${ms(median(times.bare))}  ${ms(Math.min(...times.bare))}  (${how.bare})`);
   console.log(`  server / bare: ${(median(times.server) / median(times.bare)).toFixed(2)}x`);
 }
 
@@ -186,8 +171,18 @@ async function main() {
     // A first start of each: the server's spec cache and the OS's file cache are warm, as on any restart.
     for (const start of [server, bare]) await stopServer((await timeToHealthy(start)).child);
     if (STARTS > 0) {
-      await coldStarts(server, bare);
-      await firstStarts(server, bare);
+      await startTimes(server, bare, {
+        fresh: false,
+        title: 'cold start to a healthy /api/health on an existing PGlite database',
+        server: 'target < 3000 ms',
+        bare: 'PGlite open + Fastify',
+      });
+      await startTimes(server, bare, {
+        fresh: true,
+        title: '\nfirst start to a healthy /api/health on an empty DATA_DIR',
+        server: 'from the prepared template',
+        bare: "PGlite's initdb + Fastify, no migrations",
+      });
     }
     if (MEMORY_RUNS <= 0) return;
 
