@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { pgliteTemplatePath } from './pglite-template-file.ts';
 import * as schema from './schema.ts';
 import { rowsOf } from './sql.ts';
 
@@ -26,9 +27,8 @@ export type Database =
 // directly in the checkout's root, so ../db/migrations is the same folder from either.
 const migrationsFolder = path.join(import.meta.dirname, '..', 'db', 'migrations');
 
-/** The prepared empty database a new DATA_DIR starts from, in dist/ (scripts/pglite-template.ts builds it). */
-export const PGLITE_TEMPLATE_NAME = 'pglite-template.tar.gz';
-const pgliteTemplateFile = path.join(import.meta.dirname, '..', 'dist', PGLITE_TEMPLATE_NAME);
+export { PGLITE_TEMPLATE_NAME } from './pglite-template-file.ts';
+const pgliteTemplateFile = pgliteTemplatePath(path.join(import.meta.dirname, '..'));
 
 /** Whether a new data directory would start from the prepared template (else from PGlite's initdb). */
 export function hasPgliteTemplate(): boolean {

@@ -1,24 +1,14 @@
 // The embedded database a new DATA_DIR starts from: an empty PGlite cluster with every migration and
 // pg-boss's schema applied, dumped into dist/pglite-template.tar.gz at install (and by `npm start`
-// when db/migrations or the dependencies are newer). Loading it (db/client.ts) takes a first start
+// when db/migrations or the dependencies are newer: pglite-template-state.ts). Loading it (db/client.ts) takes a first start
 // on a fresh machine from PGlite's initdb plus every migration to unpacking 5 MB.
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { migrate, openDatabase, PGLITE_TEMPLATE_NAME, type Database } from '../db/client.ts';
+import { migrate, openDatabase, type Database } from '../db/client.ts';
+import { pgliteTemplatePath } from '../db/pglite-template-file.ts';
 import { startJobs } from '../src/job-system/boss.ts';
-import { newestMtime } from '../src/newest-mtime.ts';
 import { PROJECT_ROOT } from '../src/project-root.ts';
-
-/** What the template is made of: newer than the template, and it is stale. */
-const SOURCES = ['db/migrations', 'package-lock.json'];
-
-export function pgliteTemplateState(root = PROJECT_ROOT): 'missing' | 'stale' | 'current' {
-  const file = path.join(root, 'dist', PGLITE_TEMPLATE_NAME);
-  if (!fs.existsSync(file)) return 'missing';
-  const built = fs.statSync(file).mtimeMs;
-  return SOURCES.some((s) => newestMtime(path.join(root, s)) > built) ? 'stale' : 'current';
-}
 
 /** A new database made ready to serve: the migrations, then pg-boss's own schema (its start creates it; no queue is made). */
 export async function prepareDatabase(database: Database): Promise<void> {
@@ -38,7 +28,7 @@ export async function buildPgliteTemplate(root = PROJECT_ROOT): Promise<string> 
   } finally {
     await database.close();
   }
-  const file = path.join(root, 'dist', PGLITE_TEMPLATE_NAME);
+  const file = pgliteTemplatePath(root);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // Beside its final name, then renamed: a server starting meanwhile reads the old one or the new.
   const temporary = `${file}.${process.pid}.tmp`;

@@ -20,13 +20,13 @@ post $CLIENT $B/disputes/$DISPUTE/recommendation | jq -c '.error.code'
 # "RECOMMENDATION_UNAVAILABLE"
 
 # Both accept the same outcome: a 60/40 split. The settlement job refunds the client's part and
-# releases the worker's, whose payout follows at once.
+# releases the worker's, whose payout follows at once (no delay after a settlement): wait for it.
 post $CLIENT $B/disputes/$DISPUTE/resolution '{"outcome":"split","worker_share_percent":60}' | jq -c '{status}'
 # {"status":"responded"}
 post $WORKER $B/disputes/$DISPUTE/resolution '{"outcome":"split","worker_share_percent":60}' | jq -c '{status}'
 # {"status":"resolved"}
 for _ in $(seq 30); do
-  [ "$(get $CLIENT $B/contracts/$CONTRACT | jq -r .status)" != disputed ] && break; sleep 1
+  [ "$(get $CLIENT $B/contracts/$CONTRACT | jq -r .milestones[1].status)" = paid ] && break; sleep 1
 done
 get $CLIENT $B/contracts/$CONTRACT | jq -c '{status, m2: (.milestones[1] | {status, amount_cents, refunded_cents})}'
-# {"status":"active","m2":{"status":"released","amount_cents":12000,"refunded_cents":4800}}
+# {"status":"active","m2":{"status":"paid","amount_cents":12000,"refunded_cents":4800}}

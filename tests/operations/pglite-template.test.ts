@@ -8,7 +8,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hasPgliteTemplate, openDatabase, pendingMigrations, PGLITE_TEMPLATE_NAME } from '../../db/client.ts';
 import { rowsOf } from '../../db/sql.ts';
-import { buildPgliteTemplate, pgliteTemplateState } from '../../scripts/pglite-template.ts';
+import { buildPgliteTemplate } from '../../scripts/pglite-template.ts';
+import { pgliteTemplateState } from '../../scripts/pglite-template-state.ts';
 
 const dirs: string[] = [];
 const tempDir = (prefix: string) => {

@@ -5,7 +5,8 @@
 // installed with --ignore-scripts too.
 import { buildDashboard, dashboardBuildState } from '../../src/dashboard/build.ts';
 import { buildBundles, bundleState } from '../../scripts/server-bundle.ts';
-import { buildPgliteTemplate, pgliteTemplateState } from '../../scripts/pglite-template.ts';
+import { buildPgliteTemplate } from '../../scripts/pglite-template.ts';
+import { pgliteTemplateState } from '../../scripts/pglite-template-state.ts';
 
 export default async function setup(): Promise<void> {
   if (dashboardBuildState() !== 'current') await buildDashboard();
