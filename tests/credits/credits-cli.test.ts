@@ -12,6 +12,7 @@ import { allJobs } from '../../jobs/index.ts';
 import { migratedServerDatabase } from '../helpers/server.ts';
 import { pgliteDataDir } from '../helpers/server-process.ts';
 import { type CliDatabase, runCli } from '../helpers/cli.ts';
+import { EMBEDDED_RUN } from '../helpers/runs.ts';
 
 type DatabaseEnv = CliDatabase;
 const cli = runCli;
@@ -66,7 +67,8 @@ async function operatorSession(database: DatabaseEnv) {
   }
 }
 
-describe('credits CLI on PGlite under DATA_DIR', { timeout: 180_000 }, () => {
+// A DATA_DIR of its own whatever the run: the embedded run only (tests/helpers/runs.ts).
+describe.runIf(EMBEDDED_RUN)('credits CLI on PGlite under DATA_DIR', { timeout: 180_000 }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await pgliteDataDir('gm-credits-cli-');

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { EMBEDDED_RUN } from './runs.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'dashboard');
@@ -71,7 +72,7 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
  * full-page PNG costs the browser real CPU, and two runs at once (as .ci/run has them) would write
  * the same files.
  */
-const takesScreenshots = !process.env.DATABASE_URL;
+const takesScreenshots = EMBEDDED_RUN;
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!takesScreenshots) return;

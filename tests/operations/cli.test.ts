@@ -19,6 +19,7 @@ import { runCli as cli } from '../helpers/cli.ts';
 import { pgliteDataDir } from '../helpers/server-process.ts';
 import { issueApiKey, MAX_ACTIVE_KEYS_PER_USER } from '../../src/services/api-keys.ts';
 import { userActor } from '../../src/actor.ts';
+import { EMBEDDED_RUN } from '../helpers/runs.ts';
 
 async function startServer(env: Record<string, string>): Promise<{ runtime: Runtime; url: string }> {
   const runtime = await startRuntime(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }), {
@@ -53,8 +54,9 @@ async function verify(url: string, key: string, header: 'bearer' | 'x-api-key') 
   return { status: res.status, body: await res.json() };
 }
 
-// Each CLI run is a fresh process opening PGlite: allow for slow, busy machines.
-describe('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
+// Each CLI run is a fresh process opening PGlite: allow for slow, busy machines. A DATA_DIR of its
+// own whatever the run: the embedded run only (tests/helpers/runs.ts).
+describe.runIf(EMBEDDED_RUN)('CLI on PGlite under DATA_DIR', { timeout: 120_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gm-cli-'));

@@ -10,6 +10,7 @@ import { hasPgliteTemplate, openDatabase, pendingMigrations, PGLITE_TEMPLATE_NAM
 import { rowsOf } from '../../db/sql.ts';
 import { buildPgliteTemplate } from '../../scripts/pglite-template.ts';
 import { pgliteTemplateState } from '../../scripts/pglite-template-state.ts';
+import { EMBEDDED_RUN } from '../helpers/runs.ts';
 
 const dirs: string[] = [];
 const tempDir = (prefix: string) => {
@@ -22,7 +23,7 @@ afterAll(() => {
 });
 
 // What a new DATA_DIR starts from, so the embedded database's run alone (a server Postgres has none).
-describe.skipIf(Boolean(process.env.DATABASE_URL))('the embedded database template (embedded PGlite run only)', () => {
+describe.runIf(EMBEDDED_RUN)('the embedded database template (embedded PGlite run only)', () => {
   it('is built into dist/, and is stale once a migration is newer', async () => {
     const root = tempDir('gm-template-');
     fs.mkdirSync(path.join(root, 'db', 'migrations'), { recursive: true });

@@ -24,6 +24,7 @@ import {
   type ServerProcess,
 } from '../helpers/server-process.ts';
 import { freePort } from '../helpers/server.ts';
+import { EMBEDDED_RUN } from '../helpers/runs.ts';
 
 /**
  * A POST whose body is held back: the headers and the first half go now, so the server has the
@@ -87,10 +88,11 @@ async function freshServerDatabase(adminUrl: string): Promise<string> {
   return url.toString();
 }
 
-const variants = [
-  { name: 'embedded PGlite under DATA_DIR', server: false },
-  ...(process.env.DATABASE_URL ? [{ name: 'server Postgres (DATABASE_URL)', server: true }] : []),
-];
+// Each run starts the server on its own database; what follows (npm, the log) is the same process
+// whatever its database, and runs on the embedded run only (tests/helpers/runs.ts).
+const variants = EMBEDDED_RUN
+  ? [{ name: 'embedded PGlite under DATA_DIR', server: false }]
+  : [{ name: 'server Postgres (DATABASE_URL)', server: true }];
 
 describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) => {
   it('starts, serves the spec and docs, shuts down gracefully on SIGTERM, and starts again', async () => {
@@ -213,7 +215,7 @@ describe.each(variants)('node dist/server.js on $name', ({ server: onServer }) =
   }, 120_000);
 });
 
-describe('npm start', () => {
+describe.runIf(EMBEDDED_RUN)('npm start', () => {
   it('runs node dist/server.js in its own place: a SIGTERM sent to npm reaches the server, which shuts down gracefully', async () => {
     const dataDir = await pgliteDataDir('gm-proc-');
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -260,7 +262,7 @@ describe('npm start', () => {
   }, 120_000);
 });
 
-describe('the client address in the log', () => {
+describe.runIf(EMBEDDED_RUN)('the client address in the log', () => {
   it('is the socket peer, whatever X-Forwarded-For says, unless TRUST_PROXY names the proxy', async () => {
     const dataDir = await pgliteDataDir('gm-proc-');
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -278,7 +280,7 @@ describe('the client address in the log', () => {
   }, 120_000);
 });
 
-describe('the server log', () => {
+describe.runIf(EMBEDDED_RUN)('the server log', () => {
   it('holds no credential: no API key, session cookie, OAuth code or state, sandbox token, even on an error', async () => {
     const dataDir = await pgliteDataDir('gm-proc-');
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -341,7 +343,7 @@ describe('the server log', () => {
   }, 120_000);
 });
 
-describe('a server whose log nobody reads', () => {
+describe.runIf(EMBEDDED_RUN)('a server whose log nobody reads', () => {
   /** A server on its own PGlite whose standard output the test controls; resolves once it listens. */
   async function unreadServer() {
     const dataDir = await pgliteDataDir('gm-log-');

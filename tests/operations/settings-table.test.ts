@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, SETTINGS } from '../../src/config.ts';
 import { datedComments } from '../../scripts/check-comments.ts';
 import { renderSettings, SETTINGS_DOC, settingsDocDifference, undeclaredEnvReads } from '../../scripts/settings-table.ts';
+import { EMBEDDED_RUN } from '../helpers/runs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const doc = fs.readFileSync(path.join(ROOT, SETTINGS_DOC), 'utf8');
@@ -41,7 +42,8 @@ function checkCopy(text: string): { code: number; output: string } {
   }
 }
 
-describe('check:settings', () => {
+// No database: the embedded run only (tests/helpers/runs.ts).
+describe.runIf(EMBEDDED_RUN)('check:settings', () => {
   it('finds the doc showing what the code declares, and no undeclared read', () => {
     expect(settingsDocDifference(doc, renderSettings())).toBeUndefined();
     expect(undeclaredEnvReads(ROOT)).toEqual([]);
@@ -92,7 +94,7 @@ describe('check:settings', () => {
   });
 });
 
-describe('check:comments', () => {
+describe.runIf(EMBEDDED_RUN)('check:comments', () => {
   it('passes this checkout', () => {
     expect(datedComments(ROOT)).toEqual([]);
   });
