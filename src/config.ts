@@ -261,7 +261,7 @@ export const SETTINGS = {
     ...optionalText(),
     readBy: 'tests',
     description:
-      'A named place (`src/crash-points.ts`) where the process kills itself, as a power cut would, to prove that a retry after a crash there has one effect. Ignored when `NODE_ENV=production`.',
+      'A named place (`src/crash-points.ts`) where the process kills itself, as a power cut would, to prove that a retry after a crash there has one effect; `<place>:<key>` there only on a request with that Idempotency-Key. Ignored when `NODE_ENV=production`.',
   },
 } satisfies Record<string, DeclaredSetting>;
 

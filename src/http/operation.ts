@@ -36,13 +36,13 @@ export function operationOf(ctx: Context, request: FastifyRequest, reply: Fastif
     async outside(phase, call) {
       if (phase in held.phases) return held.phases[phase] as Awaited<ReturnType<typeof call>>;
       const result = await call();
-      crashPoint('after-outside-call');
+      crashPoint('after-outside-call', held.claim.key);
       if (!(await recordPhase(ctx.db, held.claim, phase, result))) throw lostKey();
       held.phases[phase] = result;
       return result;
     },
     async final(write) {
-      crashPoint('before-final-transaction');
+      crashPoint('before-final-transaction', held.claim.key);
       const body = await ctx.db.transaction(async (tx) => {
         // Another attempt took the key over (this one outlived the lock's time-out): it does the work.
         if (!(await fenceKey(tx, held.claim))) throw lostKey();
@@ -56,7 +56,7 @@ export function operationOf(ctx: Context, request: FastifyRequest, reply: Fastif
         return result;
       });
       held.recorded = true;
-      crashPoint('after-final-transaction');
+      crashPoint('after-final-transaction', held.claim.key);
       return body;
     },
   };

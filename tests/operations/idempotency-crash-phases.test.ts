@@ -31,7 +31,8 @@ class Deployment {
     this.env = env;
     this.url = `http://127.0.0.1:${port}`;
   }
-  async start(crashAt?: CrashPoint) {
+  /** `crashAt`: GIGMARKET_CRASH_AT, `<place>:<Idempotency-Key>` (src/crash-points.ts). */
+  async start(crashAt?: `${CrashPoint}:${string}`) {
     const env = { ...this.env, PUBLIC_URL: this.url, LOG_LEVEL: 'warn', IDEMPOTENCY_LOCK_TIMEOUT: String(LOCK_TIMEOUT_S) };
     this.server = await spawnServer(crashAt ? { ...env, GIGMARKET_CRASH_AT: crashAt } : env, this.port);
     await waitUntilHealthy(this.server);
@@ -69,6 +70,35 @@ const POINTS: CrashPoint[] = ['after-outside-call', 'before-final-transaction', 
 
 afterAll(() => killRunningServers());
 
+/**
+ * One deployment per kind of operation, its places taken in turn: the process that answers the
+ * retry of the request killed at one place is armed (GIGMARKET_CRASH_AT=<place>:<key>) to die at
+ * the next place on the next request's key. n places, n + 1 processes: each started process is a
+ * second or more of PGlite's start on a loaded machine, and the tests share them.
+ */
+class Walk {
+  db!: ProcessDatabase;
+  app!: Deployment;
+  readonly points: readonly CrashPoint[];
+  readonly key: (i: number) => string;
+  constructor(points: readonly CrashPoint[], key: (i: number) => string) {
+    this.points = points;
+    this.key = key;
+  }
+  async open(env: Record<string, string>) {
+    this.db = await processDatabase();
+    this.app = new Deployment(await freePort(), { ...this.db.env, ...env });
+  }
+  /** Start armed for place i on key i (undefined past the last: not armed). */
+  async start(i: number) {
+    await this.app.start(i < this.points.length ? `${this.points[i]!}:${this.key(i)}` : undefined);
+  }
+  async close() {
+    this.app?.stop();
+    await this.db?.drop();
+  }
+}
+
 describe('a crash at each recovery point, then a retry: one effect', () => {
   let stripe: FakeStripe;
   let chat: FakeChat;
@@ -79,35 +109,43 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
     await Promise.all([stripe?.close(), chat?.close()]);
   });
 
-  for (const point of POINTS) {
-    it(`funding a milestone at the payment provider, killed ${point}`, async () => {
-      const db = await processDatabase();
-      const stripeEnv = {
+  describe('funding a milestone at the payment provider', () => {
+    const walk = new Walk(POINTS, (i) => `fund-${i}`);
+    let client: TestUser;
+    let contract: Awaited<ReturnType<typeof activeStripeContract>>['contract'];
+    beforeAll(async () => {
+      await walk.open({
         STRIPE_SECRET_KEY: stripe.secretKey,
         STRIPE_WEBHOOK_SECRET: `${WEBHOOK_SECRET},${CONNECT_WEBHOOK_SECRET}`,
         STRIPE_API_BASE: stripe.url,
         STRIPE_MAX_NETWORK_RETRIES: '0',
-      };
-      const app = new Deployment(await freePort(), { ...db.env, ...stripeEnv });
-      try {
-        const [client, worker] = await app.users('Crash Fund Client', 'Crash Fund Worker');
-        await app.start(point);
-        const { contract } = await activeStripeContract({ url: app.url } as TestServer, stripe, client, worker, [
-          { title: 'Only part', amount_cents: 4_200 },
-        ]);
-        const milestoneId = contract.milestones[0]!.id;
+      });
+      const [c, worker] = await walk.app.users('Crash Fund Client', 'Crash Fund Worker');
+      client = c;
+      await walk.start(0);
+      ({ contract } = await activeStripeContract({ url: walk.app.url } as TestServer, stripe, client, worker, [
+        { title: 'Killed after the outside call', amount_cents: 4_200 },
+        { title: 'Killed before the final transaction', amount_cents: 4_300 },
+        { title: 'Killed after the final transaction', amount_cents: 4_400 },
+      ]));
+    }, 120_000);
+    afterAll(() => walk.close());
+
+    POINTS.forEach((point, i) => {
+      it(`killed ${point}`, async () => {
+        const milestoneId = contract.milestones[i]!.id;
         const fund = () =>
           client.api.POST('/api/contracts/{id}/milestones/{milestoneId}/fund', {
-            params: { path: { id: contract.id, milestoneId }, header: { 'Idempotency-Key': 'fund-once' } },
+            params: { path: { id: contract.id, milestoneId }, header: { 'Idempotency-Key': walk.key(i) } },
           });
         const creates = () => stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents').length;
         const intentsBefore = stripe.counts().paymentIntents;
         const createsBefore = creates();
 
         await expect(fund()).rejects.toThrow();
-        await app.crashed();
+        await walk.app.crashed();
         expect(creates()).toBe(createsBefore + 1);
-        await app.start();
+        await walk.start(i + 1);
         const answer = await retry(fund);
         expect(answer.response.status).toBe(200);
         // Asked again only when the crash came before the answer was recorded; Stripe's key replays it.
@@ -122,27 +160,32 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
         expect(again.data).toEqual(answer.data);
         const events = await client.api.GET('/api/events', { params: { query: { resource_id: milestoneId } } });
         expect(events.data!.data.filter((e) => e.type === 'milestone.funding')).toHaveLength(1);
-      } finally {
-        app.stop();
-        await db.drop();
-      }
-    }, 120_000);
+      }, 120_000);
+    });
+  });
 
-    it(`a dispute recommendation from the model, killed ${point}`, async () => {
-      const db = await processDatabase();
-      const app = new Deployment(await freePort(), { ...db.env, ...chat.env, LLM_TIMEOUT_MS: '5000' });
-      try {
-        const [client, worker] = await app.users('Crash Rec Client', 'Crash Rec Worker');
-        await app.start(point);
+  describe('a dispute recommendation from the model', () => {
+    const walk = new Walk(POINTS, (i) => `advise-${i}`);
+    let client: TestUser;
+    let worker: TestUser;
+    beforeAll(async () => {
+      await walk.open({ ...chat.env, LLM_TIMEOUT_MS: '5000' });
+      [client, worker] = await walk.app.users('Crash Rec Client', 'Crash Rec Worker');
+      await walk.start(0);
+    }, 120_000);
+    afterAll(() => walk.close());
+
+    POINTS.forEach((point, i) => {
+      it(`killed ${point}`, async () => {
         const { disputeId: id } = await respondedDispute(client, worker);
         const recommend = () =>
-          client.api.POST('/api/disputes/{id}/recommendation', { params: { path: { id }, header: { 'Idempotency-Key': 'advise-once' } } });
+          client.api.POST('/api/disputes/{id}/recommendation', { params: { path: { id }, header: { 'Idempotency-Key': walk.key(i) } } });
         const asked = chat.requests.length;
 
         await expect(recommend()).rejects.toThrow();
-        await app.crashed();
+        await walk.app.crashed();
         expect(chat.requests.length).toBe(asked + 1);
-        await app.start();
+        await walk.start(i + 1);
         const answer = await retry(recommend);
         expect(answer.response.status).toBe(200);
         expect(chat.requests.length).toBe(asked + (point === 'after-outside-call' ? 2 : 1));
@@ -153,33 +196,33 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
         expect(again.data).toEqual(answer.data);
         const events = await client.api.GET('/api/events', { params: { query: { resource_id: id } } });
         expect(events.data!.data.filter((e) => e.type === 'dispute.recommended')).toHaveLength(1);
-      } finally {
-        app.stop();
-        await db.drop();
-      }
-    }, 120_000);
-  }
+      }, 120_000);
+    });
+  });
 
-  for (const point of ['before-final-transaction', 'after-final-transaction'] as const) {
-    it(`creating a gig (one transaction), killed ${point}`, async () => {
-      const db = await processDatabase();
-      const app = new Deployment(await freePort(), db.env);
-      try {
-        const [client] = await app.users('Crash Gig Client');
-        await app.start(point);
+  describe('creating a gig (one transaction)', () => {
+    const points = ['before-final-transaction', 'after-final-transaction'] as const;
+    const walk = new Walk(points, (i) => `gig-${i}`);
+    let client: TestUser;
+    beforeAll(async () => {
+      await walk.open({});
+      [client] = await walk.app.users('Crash Gig Client');
+      await walk.start(0);
+    }, 120_000);
+    afterAll(() => walk.close());
+
+    points.forEach((point, i) => {
+      it(`killed ${point}`, async () => {
         const create = () =>
-          client.api.POST('/api/gigs', { body: { title: `Killed ${point}` }, params: { header: { 'Idempotency-Key': 'gig-once' } } });
+          client.api.POST('/api/gigs', { body: { title: `Killed ${point}` }, params: { header: { 'Idempotency-Key': walk.key(i) } } });
         await expect(create()).rejects.toThrow();
-        await app.crashed();
-        await app.start();
+        await walk.app.crashed();
+        await walk.start(i + 1);
         const answer = await retry(create);
         expect(answer.response.status).toBe(201);
         const mine = await client.api.GET('/api/gigs', { params: { query: { owner: 'me' } } });
         expect(mine.data!.data.filter((g) => g.title === `Killed ${point}`)).toHaveLength(1);
-      } finally {
-        app.stop();
-        await db.drop();
-      }
-    }, 120_000);
-  }
+      }, 120_000);
+    });
+  });
 });
