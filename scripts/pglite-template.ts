@@ -1,7 +1,8 @@
 // The embedded database a new DATA_DIR starts from: an empty PGlite cluster with every migration and
 // pg-boss's schema applied, dumped into dist/pglite-template.tar.gz at install (and by `npm start`
-// when db/migrations or the dependencies are newer: pglite-template-state.ts). Loading it (db/client.ts) takes a first start
-// on a fresh machine from PGlite's initdb plus every migration to unpacking 5 MB.
+// when db/migrations or the dependencies are newer: pglite-template-state.ts). Loading it
+// (db/client.ts) takes a first start on a fresh machine from PGlite's initdb plus every migration
+// to unpacking 5 MB.
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
