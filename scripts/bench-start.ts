@@ -6,10 +6,11 @@
 // Cold start: from spawning `node dist/server.js` on an existing embedded database (PGlite under a
 // DATA_DIR made and migrated by a first start) to its first 200 from /api/health, BENCH_STARTS
 // times (0 skips it). First start: the same on an empty DATA_DIR, where the server loads the
-// prepared template (dist/pglite-template.tar.gz) and the bare process runs PGlite's initdb. Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from
-// /proc) once healthy, 3 s later, then 1 s, 15 s and 30 s after a load of BENCH_REQUESTS reads
-// (autocannon, 10 connections: GET /api/gigs, GET /api/gigs/{id}, GET /api/profile/me,
-// authenticated; the bare process gets as many /api/health). Figures to read, never assertions.
+// prepared template (dist/pglite-template.tar.gz) and the bare process runs PGlite's initdb.
+// Memory, BENCH_MEMORY_RUNS times (0 skips it): the resident set (VmRSS from /proc) once healthy,
+// 3 s later, then 1 s, 15 s and 30 s after a load of BENCH_REQUESTS reads (autocannon, 10
+// connections: GET /api/gigs, GET /api/gigs/{id}, GET /api/profile/me, authenticated; the bare
+// process gets as many /api/health). Figures to read, never assertions.
 // An operator's settings (NODE_OPTIONS, MALLOC_ARENA_MAX, ...) set for this command reach both
 // processes, as they would reach `npm start`.
 //   BENCH_SERVER_STDOUT=1: the server's log to this terminal (e.g. with BENCH_NODE_ARGS=--trace-gc,

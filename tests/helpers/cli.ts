@@ -1,5 +1,6 @@
-// The operator CLI as `npm run -s cli --` runs it (its node flags, scripts/start-command.ts): dist/cli.js (built by the tests' global setup,
-// tests/setup/builds.ts), in a process of its own, with exactly the database the caller names.
+// The operator CLI as `npm run -s cli --` runs it (its node flags, scripts/start-command.ts):
+// dist/cli.js (built by the tests' global setup, tests/setup/builds.ts), in a process of its own,
+// with exactly the database the caller names.
 import { execFile } from 'node:child_process';
 import { CLI_BUNDLE } from '../../scripts/server-bundle.ts';
 import { CLI_NODE_ARGS } from '../../scripts/start-command.ts';

@@ -80,10 +80,14 @@ class Walk {
   db!: ProcessDatabase;
   app!: Deployment;
   readonly points: readonly CrashPoint[];
-  readonly key: (i: number) => string;
-  constructor(points: readonly CrashPoint[], key: (i: number) => string) {
+  readonly keyPrefix: string;
+  constructor(points: readonly CrashPoint[], keyPrefix: string) {
     this.points = points;
-    this.key = key;
+    this.keyPrefix = keyPrefix;
+  }
+  /** The Idempotency-Key of the request killed at place i. */
+  key(i: number): string {
+    return `${this.keyPrefix}-${i}`;
   }
   async open(env: Record<string, string>) {
     this.db = await processDatabase();
@@ -110,7 +114,7 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
   });
 
   describe('funding a milestone at the payment provider', () => {
-    const walk = new Walk(POINTS, (i) => `fund-${i}`);
+    const walk = new Walk(POINTS, 'fund');
     let client: TestUser;
     let contract: Awaited<ReturnType<typeof activeStripeContract>>['contract'];
     beforeAll(async () => {
@@ -165,7 +169,7 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
   });
 
   describe('a dispute recommendation from the model', () => {
-    const walk = new Walk(POINTS, (i) => `advise-${i}`);
+    const walk = new Walk(POINTS, 'advise');
     let client: TestUser;
     let worker: TestUser;
     beforeAll(async () => {
@@ -202,7 +206,7 @@ describe('a crash at each recovery point, then a retry: one effect', () => {
 
   describe('creating a gig (one transaction)', () => {
     const points = ['before-final-transaction', 'after-final-transaction'] as const;
-    const walk = new Walk(points, (i) => `gig-${i}`);
+    const walk = new Walk(points, 'gig');
     let client: TestUser;
     beforeAll(async () => {
       await walk.open({});
