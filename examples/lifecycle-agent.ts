@@ -28,7 +28,9 @@ export interface WalkOptions {
 
 export type WalkResult =
   | { outcome: 'completed'; gigId: string; contract: Contract; events: string[] }
-  | { outcome: 'not_approved'; gigId: string; contract: Contract; owner: 'client' | 'worker' };
+  | { outcome: 'not_approved'; gigId: string; contract: Contract; owner: 'client' | 'worker' }
+  /** The owner's approval policy is owner_confirms: only they approve, at confirmUrl. */
+  | { outcome: 'owner_must_confirm'; gigId: string; contract: Contract; owner: 'client' | 'worker'; confirmUrl: string };
 
 /** The data of a response, or an error carrying the API's envelope. */
 async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
@@ -111,8 +113,13 @@ export async function walkLifecycle(options: WalkOptions): Promise<WalkResult> {
   ] as const) {
     if (!(await options.confirm(owner, contract))) return { outcome: 'not_approved', gigId: gig.id, contract, owner };
     const approved = await ok(
-      api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } }, body: { revision_count: contract.revision_count } }),
+      api.POST('/api/contracts/{id}/approve', {
+        params: { path: { id: contract.id } },
+        body: { revision_count: contract.revision_count, terms_hash: contract.terms_hash },
+      }),
     );
+    if (!('contract' in approved))
+      return { outcome: 'owner_must_confirm', gigId: gig.id, contract, owner, confirmUrl: approved.confirm_url };
     contract = approved.contract;
     connectUrl = approved.connect_url ?? connectUrl;
     log(`${owner}'s owner approved`);
@@ -174,7 +181,11 @@ async function main(): Promise<void> {
       },
     });
     console.log(
-      result.outcome === 'completed' ? `completed; events: ${result.events.join(', ')}` : `not approved by the ${result.owner}'s owner`,
+      result.outcome === 'completed'
+        ? `completed; events: ${result.events.join(', ')}`
+        : result.outcome === 'owner_must_confirm'
+          ? `the ${result.owner}'s owner approves in person at ${result.confirmUrl}`
+          : `not approved by the ${result.owner}'s owner`,
     );
   } finally {
     terminal.close();

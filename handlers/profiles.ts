@@ -17,6 +17,7 @@ export function profileHandlers(): Handlers<'getMyProfile' | 'updateMyProfile' |
       if (body.portfolio_website_url !== undefined) patch.portfolioWebsiteUrl = body.portfolio_website_url;
       if (body.contact_details !== undefined) patch.contactDetails = body.contact_details;
       if (body.email !== undefined) patch.email = body.email;
+      if (body.approval_policy !== undefined) patch.approvalPolicy = body.approval_policy;
       return profiles.updateMyProfile(ctx, actorOf(request), patch);
     },
 

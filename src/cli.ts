@@ -19,6 +19,7 @@ import { externalGigCounts } from '../db/repositories/external-gigs.ts';
 import { startJobs, type JobSystem } from './job-system/boss.ts';
 import { PAYOUT_FAILED_QUEUE, PAYOUT_QUEUE } from './job-system/queues.ts';
 import { getCredits, grantCredits, setTier } from './services/credits.ts';
+import { rotateReceiptKey } from './services/receipts.ts';
 import { isSubscriptionTier, NOTE_MAX, OPERATOR_GRANT_MAX, SUBSCRIPTION_TIERS } from './domain/credits.ts';
 
 const USAGE = `gigmarket operator CLI
@@ -50,6 +51,9 @@ Commands:
       note, with credits.granted). Every run grants again.
   credits set-tier <user-id> <free|pro|team> [--json]
       Sets a user's subscription tier; its monthly grant applies from the next grant not yet made.
+  rotate-receipt-key [--json]
+      Retires the key that signs approval receipts and makes a new one. The retired key stays
+      published at /.well-known/jwks.json, so the receipts it signed still verify.
   help
       Shows this text.
 
@@ -222,6 +226,14 @@ function prepare(command: string, args: string[], options: Options): Action {
         }
         if (options.json) return printJson({ api_key_id: row.id, revoked_at: row.revokedAt!.toISOString() });
         print(`Revoked key "${row.name}" (id ${row.id}).`);
+      };
+    }
+    case 'rotate-receipt-key': {
+      if (args.length) throw new UsageError('rotate-receipt-key takes no arguments');
+      return async ({ db }) => {
+        const kid = await rotateReceiptKey(db);
+        if (options.json) return printJson({ kid });
+        print(`Receipts are now signed with key ${kid}; the retired key stays published for verification.`);
       };
     }
     case 'sources':

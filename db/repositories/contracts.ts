@@ -2,7 +2,7 @@
 // two parties only.
 import { and, asc, desc, eq, lt, or, sql, type Placeholder } from 'drizzle-orm';
 import { preparedQuery } from '../prepared.ts';
-import { contracts, milestones } from '../schema.ts';
+import { contractApprovalRequests, contracts, milestones } from '../schema.ts';
 import type { Executor } from '../client.ts';
 import type { ContractStatus } from '../schema/column-values.ts';
 
@@ -24,6 +24,26 @@ const readContractForParty = preparedQuery('read_contract_for_party', (db, name)
     .limit(1)
     .prepare(name),
 );
+
+/** Records an agent's request for its owner's approval; `inserted` is false when one was recorded for this revision and party already. */
+export async function insertApprovalRequest(
+  tx: Executor,
+  row: typeof contractApprovalRequests.$inferInsert,
+): Promise<{ inserted: boolean; row: typeof contractApprovalRequests.$inferSelect }> {
+  const [inserted] = await tx.insert(contractApprovalRequests).values(row).onConflictDoNothing().returning();
+  if (inserted) return { inserted: true, row: inserted };
+  const [existing] = await tx
+    .select()
+    .from(contractApprovalRequests)
+    .where(
+      and(
+        eq(contractApprovalRequests.contractId, row.contractId),
+        eq(contractApprovalRequests.revisionCount, row.revisionCount),
+        eq(contractApprovalRequests.partyRole, row.partyRole),
+      ),
+    );
+  return { inserted: false, row: existing! };
+}
 
 /** Locked for the rest of the transaction: approvals, revises, expiry and funding queue up on it. */
 export async function lockContractForParty(tx: Executor, userId: string, id: string): Promise<ContractRow | undefined> {

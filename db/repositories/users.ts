@@ -3,6 +3,7 @@ import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { preparedQuery } from '../prepared.ts';
 import { users } from '../schema.ts';
 import type { Executor } from '../client.ts';
+import type { ApprovalPolicy } from '../schema/column-values.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -64,10 +65,17 @@ export async function listUsers(db: Executor, page: { limit: number; afterId?: s
     .limit(page.limit);
 }
 
+/** The owner's approval policy; `lock` holds the row (FOR SHARE) so that a change of policy waits for the caller's transaction. */
+export async function approvalPolicyOf(db: Executor, userId: string, lock = false): Promise<ApprovalPolicy | undefined> {
+  const query = db.select({ policy: users.approvalPolicy }).from(users).where(eq(users.id, userId)).limit(1);
+  const [row] = lock ? await query.for('share') : await query;
+  return row?.policy;
+}
+
 export async function updateProfile(
   db: Executor,
   userId: string,
-  patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails' | 'email'>>,
+  patch: Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails' | 'email' | 'approvalPolicy'>>,
 ) {
   const [row] = await db
     .update(users)

@@ -31,6 +31,12 @@ export const CONTRACT_STATUSES = [
 export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
 export const MILESTONE_STATUSES = ['pending', 'funding', 'funded', 'released', 'paid', 'refunded'] as const;
 export type MilestoneStatus = (typeof MILESTONE_STATUSES)[number];
+/** How an owner's approval was given: by an API key, in a signed-in browser session, or there with a passkey. */
+export const APPROVAL_METHODS = ['api_key', 'session', 'passkey'] as const;
+export type ApprovalMethod = (typeof APPROVAL_METHODS)[number];
+/** Whose word approves a contract for an owner: any of their API keys (the default), or only the owner, signed in. */
+export const APPROVAL_POLICIES = ['keys_may_approve', 'owner_confirms'] as const;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
 // Reviews (src/domain/review.ts).
 export const RATING_MIN = 1;

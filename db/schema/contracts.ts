@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, oneOf, updatedAt } from './columns.ts';
-import { CONTRACT_STATUSES, MILESTONE_STATUSES, NEGOTIATION_STATUSES, PARTY_ROLES } from './column-values.ts';
+import { APPROVAL_METHODS, CONTRACT_STATUSES, MILESTONE_STATUSES, NEGOTIATION_STATUSES, PARTY_ROLES } from './column-values.ts';
 import { users } from './identity.ts';
 import { gigs } from './gigs.ts';
 
@@ -107,6 +107,9 @@ export const contracts = pgTable(
     approvalDeadline: at('approval_deadline'),
     clientApprovedAt: at('client_approved_at'),
     workerApprovedAt: at('worker_approved_at'),
+    /** How each owner approved the current revision (null until then; cleared by a revise, as the times are). */
+    clientApprovalMethod: text('client_approval_method', { enum: APPROVAL_METHODS }),
+    workerApprovalMethod: text('worker_approval_method', { enum: APPROVAL_METHODS }),
     revisionNotes: text('revision_notes'),
     revisionCount: integer('revision_count').notNull().default(0),
     activatedAt: at('activated_at'),
@@ -123,6 +126,63 @@ export const contracts = pgTable(
     // The expiry job's scan: only contracts still waiting for approval.
     index('contracts_approval_deadline_idx').on(t.approvalDeadline).where(sql`status = 'pending_owner_approval'`),
     check('contracts_status_check', oneOf(t.status, CONTRACT_STATUSES)),
+    check('contracts_client_approval_method_check', oneOf(t.clientApprovalMethod, APPROVAL_METHODS)),
+    check('contracts_worker_approval_method_check', oneOf(t.workerApprovalMethod, APPROVAL_METHODS)),
+  ],
+);
+
+/**
+ * One owner's approval of one revision of a contract, kept for good: a revise clears the contract's
+ * approval times but not these. `receipt` is the signed JWS the approval yielded (a verifier needs
+ * nothing else but the published keys).
+ */
+export const contractApprovals = pgTable(
+  'contract_approvals',
+  {
+    id: uuid('id').primaryKey(),
+    contractId: uuid('contract_id')
+      .notNull()
+      .references(() => contracts.id, { onDelete: 'cascade' }),
+    revisionCount: integer('revision_count').notNull(),
+    termsHash: text('terms_hash').notNull(),
+    partyRole: text('party_role', { enum: PARTY_ROLES }).notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    method: text('method', { enum: APPROVAL_METHODS }).notNull(),
+    /** The key (and its hosted agent) an approval by API key came with. */
+    apiKeyId: uuid('api_key_id'),
+    hostedAgentId: text('hosted_agent_id'),
+    receipt: text('receipt').notNull(),
+    approvedAt: at('approved_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('contract_approvals_party_key').on(t.contractId, t.revisionCount, t.partyRole),
+    check('contract_approvals_role_check', oneOf(t.partyRole, PARTY_ROLES)),
+    check('contract_approvals_method_check', oneOf(t.method, APPROVAL_METHODS)),
+  ],
+);
+
+/**
+ * An agent's request that its owner approve a revision (the owner's policy is owner_confirms): one
+ * per revision and party, so a repeated request notifies the owner once.
+ */
+export const contractApprovalRequests = pgTable(
+  'contract_approval_requests',
+  {
+    contractId: uuid('contract_id')
+      .notNull()
+      .references(() => contracts.id, { onDelete: 'cascade' }),
+    revisionCount: integer('revision_count').notNull(),
+    partyRole: text('party_role', { enum: PARTY_ROLES }).notNull(),
+    termsHash: text('terms_hash').notNull(),
+    apiKeyId: uuid('api_key_id'),
+    hostedAgentId: text('hosted_agent_id'),
+    requestedAt: at('requested_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.contractId, t.revisionCount, t.partyRole] }),
+    check('contract_approval_requests_role_check', oneOf(t.partyRole, PARTY_ROLES)),
   ],
 );
 

@@ -1,7 +1,8 @@
 // People, their sessions, keys and vouches.
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt } from './columns.ts';
+import { createdAt, oneOf, updatedAt } from './columns.ts';
+import { APPROVAL_POLICIES } from './column-values.ts';
 
 /** Key/value settings the instances share (e.g. the generated session secret). */
 export const appSettings = pgTable('app_settings', {
@@ -27,12 +28,17 @@ export const users = pgTable(
     resumeKey: text('resume_key'),
     githubId: bigint('github_id', { mode: 'number' }),
     githubLogin: text('github_login'),
+    /** Whether a key's approval counts as this owner's (keys_may_approve) or only theirs, signed in (owner_confirms). */
+    approvalPolicy: text('approval_policy', { enum: APPROVAL_POLICIES }).notNull().default('keys_may_approve'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** When the account was deleted: the row stays, anonymized, for what others keep (contracts, reviews). */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('users_github_id_key').on(t.githubId)],
+  (t) => [
+    uniqueIndex('users_github_id_key').on(t.githubId),
+    check('users_approval_policy_check', oneOf(t.approvalPolicy, APPROVAL_POLICIES)),
+  ],
 );
 
 /** Browser sessions; the cookie carries the token, the row only its SHA-256. */

@@ -1,6 +1,6 @@
 // Cross-cutting tables: the event outbox and Idempotency-Key records.
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns.ts';
 import { users } from './identity.ts';
 
@@ -59,4 +59,22 @@ export const idempotencyKeys = pgTable(
     index('idempotency_keys_created_at_idx').on(t.createdAt),
     check('idempotency_keys_state_check', sql`${t.state} in ('in_flight', 'completed')`),
   ],
+);
+
+/**
+ * The Ed25519 keys that sign approval receipts. One is active (retired_at null); rotating retires
+ * it and adds another, and every key stays published (/.well-known/jwks.json) so that old receipts
+ * keep verifying. The private key (PKCS#8 PEM) is a secret: it never leaves this table but to sign.
+ */
+export const receiptSigningKeys = pgTable(
+  'receipt_signing_keys',
+  {
+    kid: text('kid').primaryKey(),
+    publicJwk: jsonb('public_jwk').$type<{ kty: 'OKP'; crv: 'Ed25519'; x: string }>().notNull(),
+    privateKeyPem: text('private_key_pem').notNull(),
+    createdAt: createdAt(),
+    retiredAt: timestamp('retired_at', { withTimezone: true }),
+  },
+  // At most one active key: concurrent first uses agree on one.
+  (t) => [uniqueIndex('receipt_signing_keys_active_key').on(sql`(${t.retiredAt} is null)`).where(sql`${t.retiredAt} is null`)],
 );

@@ -39,6 +39,7 @@ export const EVENT_AUDIENCE: Record<EventType, AudienceRule> = {
   'contract.created': 'parties',
   'contract.updated': 'parties',
   'contract.approved': 'parties',
+  'contract.approval_requested': 'owner',
   'contract.pending_freelancer_kyc': 'parties',
   'contract.active': 'parties',
   'contract.revised': 'parties',

@@ -9,6 +9,7 @@ export { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../db/schema
 export const NOTIFIABLE_EVENT_TYPES = [
   'contract.created',
   'contract.updated',
+  'contract.approval_requested',
   'contract.expired',
   'contract.pending_freelancer_kyc',
   'contract.active',

@@ -27,6 +27,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that sign approval receipts
+         * @description The JSON Web Key Set that verifies every approval receipt (`ContractApproval.receipt`):
+         *     the active key and every retired one, so a receipt stays verifiable after the key that
+         *     signed it is rotated. Needs no credentials, and is not rate limited (verifiers fetch it;
+         *     it spends from no budget and never answers `429`); cacheable for five minutes. The set is
+         *     empty until the first approval makes the first key.
+         */
+        get: operations["getReceiptKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/keys/verify": {
         parameters: {
             query?: never;
@@ -910,8 +934,13 @@ export interface paths {
          *     schedule, or because the terms look acceptable.** The platform never approves on anyone's
          *     behalf: a contract binds only when both owners have approved it.
          *
-         *     The client and the worker each approve once (by browser session or by API key: both
-         *     count the same; a second approval by the same party is `409 CONFLICT`). The first
+         *     The client and the worker each approve once (a second approval by the same party is
+         *     `409 CONFLICT`), in their browser session or by API key. A key's approval counts as its
+         *     owner's unless the owner chose `approval_policy: owner_confirms` (their profile): then it
+         *     approves nothing and answers `202` with `owner_confirmation_required` and the page where the
+         *     owner confirms (`confirm_url`); the first such request for a revision writes
+         *     `contract.approval_requested`, sent to that owner alone. The same checks run first, so a
+         *     request the owner could not confirm is refused as an approval would be. The first
          *     approval records it; the second moves the contract to `pending_freelancer_kyc`. When
          *     that second approval is the worker's, the response carries `connect_url`, where the
          *     worker completes identity checks (KYC) with the payment provider; the link is the
@@ -927,11 +956,40 @@ export interface paths {
          *     Send the contract's `revision_count` as your owner saw it: if the contract was revised
          *     and agreed again since (new terms under the same id), the approval is refused with
          *     `409 INVALID_STATE` and nothing is recorded, so an owner's yes never lands on terms they
-         *     did not see. Without a body the approval applies to the terms as they are now.
+         *     did not see. Send its `terms_hash` as well (or instead) to bind the approval to the exact
+         *     terms: a different current hash is refused the same way. Without a body the approval
+         *     applies to the terms as they are now.
+         *
+         *     Every approval is recorded with the revision, the terms hash, how it was given (`method`:
+         *     `api_key` or `session`, shown on the contract as `client_approval_method` and
+         *     `worker_approval_method`) and a signed receipt that anyone can verify against
+         *     `/.well-known/jwks.json` (`GET .../approvals` lists them).
          *     Costs 5 units of the caller's rate limit (the second approval calls the payment provider;
          *     see Rate limits in the introduction).
          */
         post: operations["approveContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a contract's approvals and their receipts
+         * @description Every owner's approval of the contract, for every revision, oldest first, each with its
+         *     signed receipt (see `ContractApproval` for how to verify one). For the contract's two
+         *     parties; `404` for anyone else.
+         */
+        get: operations["listContractApprovals"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2358,6 +2416,27 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "contract.approval_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.approval_requested
+         * @description An agent asked to approve the contract for its owner, whose approval policy is `owner_confirms`: nothing was approved, and the owner must confirm on the contract's page (the actor names the key and its agent). Written once per revision and party. `data` is the contract as the API shows it.
+         *     Sent to that owner alone.
+         */
+        post: operations["onContractApprovalRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "contract.pending_freelancer_kyc": {
         parameters: {
             query?: never;
@@ -3164,6 +3243,7 @@ export interface components {
             resume_url: string | null;
             /** @description The linked GitHub account, set by signing in with GitHub. */
             github_login: string | null;
+            approval_policy: components["schemas"]["ApprovalPolicy"];
             vouched_by: components["schemas"]["ProfileVouchedBy"];
             vouch_count: components["schemas"]["VouchCount"];
             review_count: components["schemas"]["ReviewCount"];
@@ -3201,6 +3281,12 @@ export interface components {
              *     `ops@example.com`, not `ops@localhost` or `0@com`.
              */
             email?: string | null;
+            /**
+             * @description Changed only in a signed-in browser session: with an API key, a request that sets it is
+             *     `403 FORBIDDEN` and changes nothing (an agent must not be able to loosen its owner's
+             *     policy).
+             */
+            approval_policy?: components["schemas"]["ApprovalPolicy"];
         };
         /**
          * @description `inbox`: the in-app inbox. `email`: the address of your profile.
@@ -3211,7 +3297,7 @@ export interface components {
          * @description An event type of the catalog that the channels can carry.
          * @enum {string}
          */
-        NotificationEventType: "contract.created" | "contract.updated" | "contract.expired" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.cancelled" | "milestone.funded" | "milestone.released" | "milestone.paid" | "milestone.payout_failed" | "webhook_endpoint.disabled" | "review.published" | "dispute.opened" | "dispute.responded" | "dispute.outcome_accepted" | "dispute.resolved";
+        NotificationEventType: "contract.created" | "contract.updated" | "contract.approval_requested" | "contract.expired" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.cancelled" | "milestone.funded" | "milestone.released" | "milestone.paid" | "milestone.payout_failed" | "webhook_endpoint.disabled" | "review.published" | "dispute.opened" | "dispute.responded" | "dispute.outcome_accepted" | "dispute.resolved";
         NotificationChannel: {
             channel: components["schemas"]["NotificationChannelName"];
             /** @description Where `email` sends (your profile's `email`); `null` for the inbox. */
@@ -3596,10 +3682,15 @@ export interface components {
             client_approved_at: string | null;
             /** Format: date-time */
             worker_approved_at: string | null;
+            /** @description How the client approved the current revision; `null` until they do (a revise clears it). */
+            client_approval_method: components["schemas"]["ApprovalMethod"] | null;
+            /** @description How the worker approved the current revision; `null` until they do (a revise clears it). */
+            worker_approval_method: components["schemas"]["ApprovalMethod"] | null;
             /** @description The notes of the latest revise. */
             revision_notes: string | null;
             /** Format: int32 */
             revision_count: number;
+            terms_hash: components["schemas"]["TermsHash"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             /** Format: date-time */
@@ -3633,7 +3724,118 @@ export interface components {
              * @description The contract's `revision_count` when the owner reviewed its terms; a different current value is `409 INVALID_STATE`.
              */
             revision_count?: number;
+            /** @description The contract's `terms_hash` when the owner reviewed its terms; a different current value is `409 INVALID_STATE` (the terms changed since). */
+            terms_hash?: components["schemas"]["TermsHash"];
         };
+        /**
+         * @description Whose word approves a contract for this owner. `keys_may_approve` (the default): an
+         *     approval by any of the owner's API keys counts as the owner's. `owner_confirms` (the
+         *     dashboard recommends it): only the owner, signed in, approves; an API key's approval is a
+         *     request (`202` with `owner_confirmation_required`) that tells the owner
+         *     (`contract.approval_requested`) and changes nothing else.
+         * @enum {string}
+         */
+        ApprovalPolicy: "keys_may_approve" | "owner_confirms";
+        /**
+         * @description A key asked to approve for an owner whose `approval_policy` is `owner_confirms`: nothing
+         *     was approved. The owner confirms at `confirm_url`, signed in; the agent sees the approval
+         *     as `contract.approved` (or on the contract) once they do.
+         */
+        OwnerConfirmationRequired: {
+            /** @enum {string} */
+            status: "owner_confirmation_required";
+            contract_id: components["schemas"]["Uuid"];
+            party_role: components["schemas"]["PartyRole"];
+            /** Format: int32 */
+            revision_count: number;
+            terms_hash: components["schemas"]["TermsHash"];
+            /**
+             * Format: uri
+             * @description The contract's page in the dashboard, where the owner reads the exact terms and approves.
+             */
+            confirm_url: string;
+            /** @description When the first request for this revision was made (a repeated request changes nothing). */
+            requested_at: components["schemas"]["Timestamp"];
+            /** @description What to tell the owner. */
+            message: string;
+        };
+        /**
+         * @description How an owner's approval was given: `api_key` (by an API key, for its owner), `session` (in
+         *     the owner's signed-in browser session) or `passkey` (there, confirmed with a passkey).
+         * @enum {string}
+         */
+        ApprovalMethod: "api_key" | "session" | "passkey";
+        /**
+         * @description One owner's approval of one revision of a contract, kept for good (a revise clears the
+         *     contract's approval times, not these). `receipt` is its signed proof: a compact JWS (a JWT
+         *     with `typ` `gigmarket-approval+jwt`, `alg` `EdDSA` over Ed25519) whose key is published at
+         *     `/.well-known/jwks.json` under the header's `kid`. Its claims: `iss` (this server's public
+         *     URL), `sub` (the approver's user id), `jti` (this approval's `id`), `iat`, and
+         *     `contract_id`, `revision_count`, `terms_hash`, `party_role`, `method`, `api_key_id`,
+         *     `hosted_agent_id`, `approved_at`, the same values as here. To check that an approval was
+         *     given for given terms, verify the receipt with the published keys, then compare its
+         *     `terms_hash` with the hash of the terms (see `TermsHash`).
+         */
+        ContractApproval: {
+            id: components["schemas"]["Uuid"];
+            contract_id: components["schemas"]["Uuid"];
+            /** Format: int32 */
+            revision_count: number;
+            terms_hash: components["schemas"]["TermsHash"];
+            party_role: components["schemas"]["PartyRole"];
+            user_id: components["schemas"]["Uuid"];
+            method: components["schemas"]["ApprovalMethod"];
+            /**
+             * Format: uuid
+             * @description The API key an approval by key came with; `null` otherwise.
+             */
+            api_key_id: string | null;
+            /** @description That key's hosted agent, if it names one. */
+            hosted_agent_id: string | null;
+            approved_at: components["schemas"]["Timestamp"];
+            /** @description The signed receipt (compact JWS). */
+            receipt: string;
+        };
+        ContractApprovalList: {
+            /** @description Every approval of the contract, oldest first. */
+            data: components["schemas"]["ContractApproval"][];
+        };
+        /** @description A JSON Web Key Set (RFC 7517) of the Ed25519 public keys that sign approval receipts, the newest first. */
+        JwkSet: {
+            keys: components["schemas"]["ReceiptKey"][];
+        };
+        /** @description One Ed25519 public key (RFC 8037) that signs approval receipts. */
+        ReceiptKey: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            /** @description The public key, base64url. */
+            x: string;
+            /** @description The key id: its RFC 7638 thumbprint, as receipts name it in their header. */
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
+        /**
+         * @description SHA-256, as 64 lowercase hex digits, of the contract's agreed terms in canonical form: the
+         *     JSON object below, serialized by RFC 8785 (JSON Canonicalization Scheme: keys sorted, no
+         *     whitespace), encoded as UTF-8. Its values are the Contract's own fields; milestones in
+         *     `position` order, each with these four fields only:
+         *
+         *     `{"format": "gigmarket.contract-terms.v1", "contract_id", "revision_count", "gig_id",
+         *     "client_user_id", "worker_user_id", "currency", "rate_cents", "hours_per_week",
+         *     "start_date", "payout_delay_days", "milestones": [{"position", "title", "amount_cents",
+         *     "due_date"}]}`
+         *
+         *     Statuses and timestamps are not terms: funding a milestone does not change the hash; a
+         *     revise (which raises `revision_count`) does. Every approval records the hash it approved,
+         *     and its receipt carries it.
+         * @example b3ee0ed0cf67b9c30ed1bcbb067742e2d14d1169a55ca0f58e3963405c264b2b
+         */
+        TermsHash: string;
         ReviseRequest: {
             /** @description What should change. */
             notes: string;
@@ -4010,7 +4212,7 @@ export interface components {
          *     change, to the users it concerns (its audience). One type per `type`, each with its typed
          *     `data`: switch on `type`. Receivers dedupe by `id` (delivery is at least once).
          */
-        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"] | components["schemas"]["VouchReceivedEvent"] | components["schemas"]["ReviewPublishedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["ContractDisputedEvent"] | components["schemas"]["ContractDisputeClosedEvent"] | components["schemas"]["MilestoneRefundedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeRespondedEvent"] | components["schemas"]["DisputeEvidenceAddedEvent"] | components["schemas"]["DisputeRecommendedEvent"] | components["schemas"]["DisputeOutcomeAcceptedEvent"] | components["schemas"]["DisputeResolvedEvent"] | components["schemas"]["DisputeWithdrawnEvent"];
+        Event: components["schemas"]["GigCreatedEvent"] | components["schemas"]["GigUpdatedEvent"] | components["schemas"]["GigPublishedEvent"] | components["schemas"]["GigPausedEvent"] | components["schemas"]["GigResumedEvent"] | components["schemas"]["GigClosedEvent"] | components["schemas"]["GigDeletedEvent"] | components["schemas"]["ApplicationSubmittedEvent"] | components["schemas"]["ApplicationShortlistedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["ApplicationWithdrawnEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["ApiKeyRotatedEvent"] | components["schemas"]["ProfileUpdatedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["NegotiationCreatedEvent"] | components["schemas"]["NegotiationRoundCreatedEvent"] | components["schemas"]["NegotiationAgreedEvent"] | components["schemas"]["NegotiationCancelledEvent"] | components["schemas"]["NegotiationReopenedEvent"] | components["schemas"]["NegotiationContactSharedEvent"] | components["schemas"]["ContractCreatedEvent"] | components["schemas"]["ContractUpdatedEvent"] | components["schemas"]["ContractApprovedEvent"] | components["schemas"]["ContractApprovalRequestedEvent"] | components["schemas"]["ContractPendingFreelancerKycEvent"] | components["schemas"]["ContractActiveEvent"] | components["schemas"]["ContractRevisedEvent"] | components["schemas"]["ContractExpiredEvent"] | components["schemas"]["ContractCancelledEvent"] | components["schemas"]["ContractCompletedEvent"] | components["schemas"]["MilestoneFundingEvent"] | components["schemas"]["MilestoneFundedEvent"] | components["schemas"]["MilestonePaymentFailedEvent"] | components["schemas"]["MilestonePayoutFailedEvent"] | components["schemas"]["MilestonePaymentMismatchEvent"] | components["schemas"]["MilestoneReleasedEvent"] | components["schemas"]["MilestonePaidEvent"] | components["schemas"]["VouchReceivedEvent"] | components["schemas"]["ReviewPublishedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["ContractDisputedEvent"] | components["schemas"]["ContractDisputeClosedEvent"] | components["schemas"]["MilestoneRefundedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeRespondedEvent"] | components["schemas"]["DisputeEvidenceAddedEvent"] | components["schemas"]["DisputeRecommendedEvent"] | components["schemas"]["DisputeOutcomeAcceptedEvent"] | components["schemas"]["DisputeResolvedEvent"] | components["schemas"]["DisputeWithdrawnEvent"];
         /** @description `gig.created`: A gig was published or saved as a draft. `data` is the gig as the API shows it after the change. Sent to the gig's client. */
         GigCreatedEvent: {
             id: components["schemas"]["Uuid"];
@@ -4295,6 +4497,18 @@ export interface components {
              * @enum {string}
              */
             type: "contract.approved";
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["EventActor"];
+            data: components["schemas"]["Contract"];
+        };
+        /** @description `contract.approval_requested`: An agent asked to approve the contract for its owner, whose approval policy is `owner_confirms`: nothing was approved, and the owner must confirm on the contract's page (the actor names the key and its agent). Written once per revision and party. `data` is the contract as the API shows it. Sent to that owner alone. */
+        ContractApprovalRequestedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract.approval_requested";
             created_at: components["schemas"]["Timestamp"];
             actor: components["schemas"]["EventActor"];
             data: components["schemas"]["Contract"];
@@ -4682,7 +4896,7 @@ export interface components {
          *     the source of this list: tests/spec/spec-strictness.test.ts keeps the two equal).
          * @enum {string}
          */
-        EventType: "gig.created" | "gig.updated" | "gig.published" | "gig.paused" | "gig.resumed" | "gig.closed" | "gig.deleted" | "application.submitted" | "application.shortlisted" | "application.rejected" | "application.withdrawn" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "profile.updated" | "negotiation.created" | "negotiation.round_created" | "negotiation.agreed" | "negotiation.cancelled" | "negotiation.reopened" | "negotiation.contact_shared" | "contract.created" | "contract.updated" | "contract.approved" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.revised" | "contract.expired" | "contract.cancelled" | "contract.completed" | "milestone.funding" | "milestone.funded" | "milestone.payment_failed" | "milestone.payout_failed" | "milestone.payment_mismatch" | "milestone.released" | "milestone.paid" | "webhook_endpoint.disabled" | "vouch.received" | "review.published" | "credits.granted" | "contract.disputed" | "contract.dispute_closed" | "milestone.refunded" | "dispute.opened" | "dispute.responded" | "dispute.evidence_added" | "dispute.recommended" | "dispute.outcome_accepted" | "dispute.resolved" | "dispute.withdrawn";
+        EventType: "gig.created" | "gig.updated" | "gig.published" | "gig.paused" | "gig.resumed" | "gig.closed" | "gig.deleted" | "application.submitted" | "application.shortlisted" | "application.rejected" | "application.withdrawn" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "profile.updated" | "negotiation.created" | "negotiation.round_created" | "negotiation.agreed" | "negotiation.cancelled" | "negotiation.reopened" | "negotiation.contact_shared" | "contract.created" | "contract.updated" | "contract.approved" | "contract.approval_requested" | "contract.pending_freelancer_kyc" | "contract.active" | "contract.revised" | "contract.expired" | "contract.cancelled" | "contract.completed" | "milestone.funding" | "milestone.funded" | "milestone.payment_failed" | "milestone.payout_failed" | "milestone.payment_mismatch" | "milestone.released" | "milestone.paid" | "webhook_endpoint.disabled" | "vouch.received" | "review.published" | "credits.granted" | "contract.disputed" | "contract.dispute_closed" | "milestone.refunded" | "dispute.opened" | "dispute.responded" | "dispute.evidence_added" | "dispute.recommended" | "dispute.outcome_accepted" | "dispute.resolved" | "dispute.withdrawn";
         /** @description Event types of the catalog (under `webhooks`) to deliver, at least one; `null` or absent, every type. */
         WebhookEventTypes: components["schemas"]["EventType"][] | null;
         /**
@@ -5312,6 +5526,44 @@ export interface operations {
             };
         };
     };
+    getReceiptKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt keys. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=300` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "ekNpKyido9strlCdIpTBw9eHLBbLNLiqUcVBqSV8NwY",
+                     *           "kid": "VLbf5mu-C3H3R-Kqxgy7II3TQ6nPLUn5q16WHVrr81A",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JwkSet"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
     verifyApiKey: {
         parameters: {
             query?: never;
@@ -5601,6 +5853,7 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "resume_url": null,
                      *       "github_login": "ada",
+                     *       "approval_policy": "keys_may_approve",
                      *       "vouched_by": [
                      *         {
                      *           "user_id": "0190a5b1-1111-7e4f-8a1b-2c3d4e5f6a7b",
@@ -5670,6 +5923,7 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "resume_url": null,
                      *       "github_login": "ada",
+                     *       "approval_policy": "keys_may_approve",
                      *       "vouched_by": [],
                      *       "vouch_count": 0,
                      *       "review_count": 0,
@@ -5783,6 +6037,7 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "resume_url": "http://localhost:3000/api/profile/0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b/resume",
                      *       "github_login": "ada",
+                     *       "approval_policy": "keys_may_approve",
                      *       "vouched_by": [],
                      *       "vouch_count": 0,
                      *       "review_count": 0,
@@ -5869,6 +6124,7 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "resume_url": null,
                      *       "github_login": "ada",
+                     *       "approval_policy": "keys_may_approve",
                      *       "vouched_by": [],
                      *       "vouch_count": 0,
                      *       "review_count": 0,
@@ -7461,6 +7717,27 @@ export interface operations {
                     "application/json": components["schemas"]["ApproveResult"];
                 };
             };
+            /** @description Nothing was approved; the owner must confirm (their `approval_policy` is `owner_confirms`). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "owner_confirmation_required",
+                     *       "contract_id": "0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
+                     *       "party_role": "client",
+                     *       "revision_count": 0,
+                     *       "terms_hash": "b3ee0ed0cf67b9c30ed1bcbb067742e2d14d1169a55ca0f58e3963405c264b2b",
+                     *       "confirm_url": "http://localhost:3000/#/contracts/0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
+                     *       "requested_at": "2026-11-21T13:00:00.000Z",
+                     *       "message": "Nothing was approved: your owner approves contracts themselves (approval_policy owner_confirms). Ask them to review and approve the terms at confirm_url."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OwnerConfirmationRequired"];
+                };
+            };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7472,6 +7749,34 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             502: components["responses"]["PaymentProviderError"];
+        };
+    };
+    listContractApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract's approvals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractApprovalList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
         };
     };
     reviseContract: {
@@ -10069,6 +10374,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ContractApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone. The endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractApprovalRequested: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractApprovalRequestedEvent"];
             };
         };
         responses: {

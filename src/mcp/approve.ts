@@ -32,6 +32,7 @@ interface Contract {
   milestones: Milestone[];
   approval_deadline: string | null;
   revision_count: number;
+  terms_hash: string;
 }
 
 export interface ApproveContext {
@@ -77,7 +78,11 @@ function quoted(text: string): string {
  * what the counterparty wrote stay apart: each title is quoted on a line of its own, after the
  * line that says what it is the title of.
  */
-export function termsText(contract: Contract, role: 'client' | 'worker' | undefined, gigTitle: string | undefined): string {
+export function termsText(
+  contract: Omit<Contract, 'terms_hash'>,
+  role: 'client' | 'worker' | undefined,
+  gigTitle: string | undefined,
+): string {
   const c = contract;
   const total = c.milestones.reduce((sum, m) => sum + m.amount_cents, 0);
   const side = role === 'client' ? 'You are the client: you pay.' : role === 'worker' ? 'You are the worker: you are paid.' : '';
@@ -103,7 +108,7 @@ export function termsText(contract: Contract, role: 'client' | 'worker' | undefi
   return lines.join('\n');
 }
 
-function notApproved(contract: Contract, reason: Reason, url: string): CallToolResult {
+function notApproved(contract: Omit<Contract, 'terms_hash'>, reason: Reason, url: string): CallToolResult {
   const message =
     `Not approved: ${REASONS[reason]}. Only the owner can approve contract ${contract.id}; ` +
     `ask them to review and approve it at ${url} (revision_count ${contract.revision_count}).`;
@@ -198,6 +203,7 @@ export async function approveWithOwner(
   if (answer.content?.confirm !== true) return notApproved(contract, 'not_confirmed', url);
 
   const body = typeof args.body === 'object' && args.body !== null ? args.body : {};
-  const response = await call({ ...request, body: { ...body, revision_count: contract.revision_count } });
+  // Bound to the terms shown: changed since, the API refuses (and under owner_confirms it only asks the owner).
+  const response = await call({ ...request, body: { ...body, revision_count: contract.revision_count, terms_hash: contract.terms_hash } });
   return toolResult(response);
 }

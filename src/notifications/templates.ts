@@ -157,6 +157,18 @@ export function contractAwaitingApproval(input: { terms: ContractTerms; approval
   ]);
 }
 
+/** An agent asked to approve for an owner whose policy is owner_confirms: only the owner can. */
+export function approvalRequested(input: { terms: ContractTerms; approvalDeadline: Date; link: string }): RenderedNotice {
+  const { terms } = input;
+  return render(`Your agent asks you to approve: ${quoted(terms.title)}`, [
+    `One of your agents asked to approve the contract below with the ${terms.counterpartyRole}. Your approval policy says only you approve contracts, so nothing is approved until you do.`,
+    quotes(['Contract', terms.title], [roleLabel(terms.counterpartyRole), terms.counterparty]),
+    { list: termLines(terms) },
+    `Approve by ${formatUtc(input.approvalDeadline)}, or the contract expires. Only approve terms you have read and agree to.`,
+    { label: 'Review and approve', link: input.link },
+  ]);
+}
+
 export function approvalReminder(input: {
   contractTitle: string;
   hoursLeft: number;

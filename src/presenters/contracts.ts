@@ -1,6 +1,8 @@
 // Contracts and milestones as the API shows them (schemas Contract and Milestone in openapi.yaml).
 import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.ts';
+import type { ContractApprovalRow } from '../../db/repositories/approvals.ts';
 import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
+import { termsHash, termsOf } from '../domain/terms-hash.ts';
 
 export function presentMilestone(m: MilestoneRow) {
   return {
@@ -21,7 +23,7 @@ export function presentMilestone(m: MilestoneRow) {
 }
 
 export function presentContract(c: ContractRow, milestones: MilestoneRow[]) {
-  return {
+  const view = {
     id: c.id,
     negotiation_id: c.negotiationId,
     gig_id: c.gigId,
@@ -45,6 +47,8 @@ export function presentContract(c: ContractRow, milestones: MilestoneRow[]) {
     approval_deadline: isoTimestampOrNull(c.approvalDeadline),
     client_approved_at: isoTimestampOrNull(c.clientApprovedAt),
     worker_approved_at: isoTimestampOrNull(c.workerApprovedAt),
+    client_approval_method: c.clientApprovalMethod,
+    worker_approval_method: c.workerApprovalMethod,
     revision_notes: c.revisionNotes,
     revision_count: c.revisionCount,
     created_at: isoTimestamp(c.createdAt),
@@ -54,6 +58,24 @@ export function presentContract(c: ContractRow, milestones: MilestoneRow[]) {
     cancelled_at: isoTimestampOrNull(c.cancelledAt),
     expired_at: isoTimestampOrNull(c.expiredAt),
   };
+  return { ...view, terms_hash: termsHash(termsOf(view)) };
 }
 
 export type ContractView = ReturnType<typeof presentContract>;
+
+/** An owner's approval of one revision, with its signed receipt (schema ContractApproval). */
+export function presentApproval(a: ContractApprovalRow) {
+  return {
+    id: a.id,
+    contract_id: a.contractId,
+    revision_count: a.revisionCount,
+    terms_hash: a.termsHash,
+    party_role: a.partyRole,
+    user_id: a.userId,
+    method: a.method,
+    api_key_id: a.apiKeyId,
+    hosted_agent_id: a.hostedAgentId,
+    approved_at: isoTimestamp(a.approvedAt),
+    receipt: a.receipt,
+  };
+}

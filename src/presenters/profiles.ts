@@ -33,6 +33,7 @@ export function presentMyProfile(user: UserRow, trust: Trust, publicUrl: string)
     email: user.email,
     resume_url: resumeUrl(user, publicUrl),
     github_login: user.githubLogin,
+    approval_policy: user.approvalPolicy,
     ...trustFields(trust),
     created_at: isoTimestamp(user.createdAt),
     updated_at: isoTimestamp(user.updatedAt),

@@ -29,6 +29,8 @@ export async function createOrUpdateContractFromRound(
     approvalDeadline: new Date(Date.now() + approvalTtlMs),
     clientApprovedAt: null,
     workerApprovedAt: null,
+    clientApprovalMethod: null,
+    workerApprovalMethod: null,
   };
   const existing = await contractsRepo.getContractByNegotiation(tx, negotiation.id);
   let contract;

@@ -7,16 +7,19 @@ import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { ContractRow } from '../../db/repositories/contracts.ts';
 import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
 import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
+import * as usersRepo from '../../db/repositories/users.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
 import { contractTransitions, type ContractAction, type ContractStatus } from '../domain/contract.ts';
-import { negotiationTransitions, type PartyRole } from '../domain/negotiation.ts';
+import { negotiationTransitions } from '../domain/negotiation.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { requireRole, roleOf } from '../domain/parties.ts';
 import { contractEvent, negotiationEvent } from './events.ts';
 import { presentContract } from '../presenters/contracts.ts';
 import type { Context } from '../context.ts';
 import { callNow, type Outside } from '../outside.ts';
+import * as approvals from './approvals.ts';
+import { receiptSigner } from './receipts.ts';
 
 export function move(contract: ContractRow, action: ContractAction) {
   return transition(contractTransitions, 'contract', contract.status, action);
@@ -39,11 +42,14 @@ async function onboardingLink(ctx: Context, accountId: string, contractId: strin
   return url;
 }
 
-/** What an approval needs before its transaction: the worker's onboarding link, when this may be the final approval. */
-export interface ApprovalPlan {
+/**
+ * What an approval needs before its transaction: the key its receipt is signed with and the
+ * worker's onboarding link, when this may be the final approval.
+ */
+export interface ApprovalPlan extends approvals.ApprovalPlan {
   contractId: string;
-  role: PartyRole;
   revisionCount: number | undefined;
+  termsHash: string | undefined;
   /** The link for a worker who still has to pass KYC; null when verified; undefined when not made. */
   link: string | null | undefined;
 }
@@ -57,20 +63,44 @@ export async function planApproval(
   ctx: Context,
   actor: Actor,
   contractId: string,
-  seen: { revisionCount?: number } = {},
+  seen: approvals.SeenTerms = {},
   outside: Outside = callNow,
 ): Promise<ApprovalPlan> {
   const before = await contractsRepo.getContractForParty(ctx.db, actor.userId, contractId);
   if (!before) throw notFound('contract');
   const role = roleOf(before, actor.userId);
-  if (before.status === 'pending_owner_approval') requireSeenRevision(before, seen.revisionCount);
+  if (before.status === 'pending_owner_approval') {
+    approvals.requireSeenRevision(before, seen.revisionCount);
+    if (seen.termsHash !== undefined)
+      approvals.requireSeenTerms(
+        approvals.contractTermsHash(before, await contractsRepo.listMilestones(ctx.db, [before.id])),
+        seen.termsHash,
+      );
+  }
+  const signer = await receiptSigner(ctx.db);
   const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
   let link: string | null | undefined;
   if (role === 'worker' && before.status === 'pending_owner_approval' && otherApproved) {
     const account = await ensureWorkerAccount(ctx, before.workerUserId, outside);
     link = account.verifiedAt !== null ? null : await outside('link', () => onboardingLink(ctx, account.accountId, before.id));
   }
-  return { contractId, role, revisionCount: seen.revisionCount, link };
+  return {
+    contractId,
+    role,
+    revisionCount: seen.revisionCount,
+    termsHash: seen.termsHash,
+    method: approvals.approvalMethodOf(actor),
+    signer,
+    link,
+  };
+}
+
+/** The owner chose owner_confirms after this key's approval was planned: it becomes a request instead. */
+export class ApprovalNeedsOwner extends Error {
+  constructor() {
+    super("the owner's approval policy changed meanwhile: the key's approval must become a request");
+    this.name = 'ApprovalNeedsOwner';
+  }
 }
 
 /** The worker's approval turned out final, but its plan has no link: the client approved meanwhile. Plan again. */
@@ -103,8 +133,11 @@ export async function approve(ctx: Context, actor: Actor, plan: ApprovalPlan) {
     await negotiationsRepo.lockNegotiation(tx, before.negotiationId);
     const contract = await contractsRepo.lockContractForParty(tx, actor.userId, contractId);
     if (!contract) throw notFound('contract');
+    // Held until commit: the owner's change of policy waits for this approval, or this one sees it.
+    if (plan.method === 'api_key' && (await usersRepo.approvalPolicyOf(tx, actor.userId, true)) === 'owner_confirms')
+      throw new ApprovalNeedsOwner();
     const step = move(contract, 'approve');
-    requireSeenRevision(contract, plan.revisionCount);
+    approvals.requireSeenRevision(contract, plan.revisionCount);
     if (contract.approvalDeadline && contract.approvalDeadline.getTime() <= Date.now()) {
       // Past the deadline: expire it here (the job may not have run yet) rather than approve it.
       await expireLocked(tx, contract, new Date());
@@ -113,11 +146,17 @@ export async function approve(ctx: Context, actor: Actor, plan: ApprovalPlan) {
     if ((role === 'client' ? contract.clientApprovedAt : contract.workerApprovedAt) !== null) {
       throw conflict(`you already approved this contract as its ${role}`);
     }
+    const hash = approvals.contractTermsHash(contract, await contractsRepo.listMilestones(tx, [contract.id]));
+    if (plan.termsHash !== undefined) approvals.requireSeenTerms(hash, plan.termsHash);
+    const approvedAt = new Date();
     let updated = await contractsRepo.updateContract(
       tx,
       contract.id,
-      role === 'client' ? { clientApprovedAt: new Date() } : { workerApprovedAt: new Date() },
+      role === 'client'
+        ? { clientApprovedAt: approvedAt, clientApprovalMethod: plan.method }
+        : { workerApprovedAt: approvedAt, workerApprovalMethod: plan.method },
     );
+    await approvals.recordApproval(ctx, tx, actor, plan, { contract: updated, termsHash: hash, approvedAt });
     await contractEvent(tx, step.event, updated, actor);
     if (!updated.clientApprovedAt || !updated.workerApprovedAt) return { contract: updated, final: false, expired: false };
     const kyc = move(updated, 'complete_approval');
@@ -135,16 +174,6 @@ export async function approve(ctx: Context, actor: Actor, plan: ApprovalPlan) {
   if (result.expired) throw new ApiError('INVALID_STATE', 'the approval deadline has passed: the contract is expired');
   const connectUrl = role === 'worker' && result.final && result.contract.status === 'pending_freelancer_kyc' ? (plan.link ?? null) : null;
   return { contract: result.contract, connectUrl };
-}
-
-/** An approval names the terms it is for: revised and agreed again since, it is refused. */
-function requireSeenRevision(contract: ContractRow, revisionCount: number | undefined): void {
-  if (revisionCount === undefined || revisionCount === contract.revisionCount) return;
-  throw new ApiError(
-    'INVALID_STATE',
-    `the contract was revised since revision_count ${revisionCount}: it is at ${contract.revisionCount}, ` +
-      'with terms your owner has not approved; show them the current terms first',
-  );
 }
 
 /** A party sends the contract back to negotiation with notes; approvals are cleared. */
@@ -184,6 +213,8 @@ async function reviseLocked(ctx: Context, actor: Actor, contractId: string, note
       revisionCount: contract.revisionCount + 1,
       clientApprovedAt: null,
       workerApprovedAt: null,
+      clientApprovalMethod: null,
+      workerApprovalMethod: null,
       approvalDeadline: null,
     });
     await contractEvent(tx, step.event, updated, actor);

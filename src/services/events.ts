@@ -86,9 +86,15 @@ export function webhookEndpointEvent(tx: Executor, type: EventType, endpoint: We
 }
 
 /** A contract event, with the contract and its milestones as the API shows them after the change. */
-export async function contractEvent(tx: Executor, type: EventType, contract: ContractRow, actor: Actor | null) {
+export async function contractEvent(
+  tx: Executor,
+  type: EventType,
+  contract: ContractRow,
+  actor: Actor | null,
+  subject: Pick<EventSubject, 'ownerUserId'> = {},
+) {
   const milestones = await contractsRepo.listMilestones(tx, [contract.id]);
-  await record(tx, type, 'contract', contract.id, actor, contract, presentContract(contract, milestones));
+  await record(tx, type, 'contract', contract.id, actor, { ...contract, ...subject }, presentContract(contract, milestones));
 }
 
 /** A milestone event goes to both parties of its contract; `extra` adds e.g. a failure reason. */

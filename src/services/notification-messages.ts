@@ -67,11 +67,11 @@ const contractQuotes = (i: MessageInput, counterpartyRole: Role): templates.Quot
   [templates.roleLabel(counterpartyRole), i.counterparty],
 ];
 
-function awaitingApproval(input: MessageInput, c: ContractView): Notification | null {
+function awaitingApproval(input: MessageInput, c: ContractView, render = templates.contractAwaitingApproval): Notification | null {
   if (c.status !== 'pending_owner_approval' || !c.approval_deadline) return null;
   const link = dashboardContractUrl(input.publicUrl, c.id);
   const deadline = new Date(c.approval_deadline);
-  const email = templates.contractAwaitingApproval({
+  const email = render({
     terms: {
       title: input.contractTitle,
       counterparty: input.counterparty,
@@ -150,6 +150,7 @@ function othersAcceptanceIsNewer(d: DisputeView, role: Role): boolean {
 export const MESSAGES: Record<NotifiableEventType, (input: MessageInput) => Notification | null> = {
   'contract.created': (i) => awaitingApproval(i, i.data as ContractView),
   'contract.updated': (i) => awaitingApproval(i, i.data as ContractView),
+  'contract.approval_requested': (i) => awaitingApproval(i, i.data as ContractView, templates.approvalRequested),
   'contract.expired': (i) => {
     const c = i.data as ContractView;
     const link = dashboardContractUrl(i.publicUrl, c.id);

@@ -9,6 +9,7 @@ import { ratingSummary } from '../../db/repositories/reviews.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { presentMyProfile, presentPublicProfile, type Trust } from '../presenters/profiles.ts';
 import { profileEvent } from './events.ts';
+import { requireOwnerInPerson } from './approval-policy.ts';
 
 type Db = Pick<Context, 'db'>;
 type DbConfig = Pick<Context, 'db' | 'config'>;
@@ -16,7 +17,9 @@ type DbConfig = Pick<Context, 'db' | 'config'>;
 /** Skills are compared case-insensitively: trimmed, lowercased, first occurrence kept. */
 export const normalizeSkills = (skills: string[]): string[] => [...new Set(skills.map((s) => s.trim().toLowerCase()))];
 
-export type ProfilePatch = Partial<Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails' | 'email'>>;
+export type ProfilePatch = Partial<
+  Pick<UserRow, 'displayName' | 'bio' | 'skills' | 'portfolioWebsiteUrl' | 'contactDetails' | 'email' | 'approvalPolicy'>
+>;
 
 export const gone = () => new ApiError('UNAUTHENTICATED', 'the user of these credentials no longer exists');
 
@@ -44,6 +47,7 @@ export async function getMyProfile(ctx: DbConfig, actor: Actor) {
 }
 
 export async function updateMyProfile(ctx: DbConfig, actor: Actor, changes: ProfilePatch) {
+  requireOwnerInPerson(actor, changes.approvalPolicy);
   const patch = { ...changes };
   if (patch.displayName !== undefined) patch.displayName = patch.displayName.trim();
   if (patch.skills !== undefined) patch.skills = normalizeSkills(patch.skills);

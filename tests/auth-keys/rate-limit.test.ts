@@ -374,13 +374,16 @@ describe('the spec', () => {
   const operations = listOperations(spec);
   const byId = new Map(operations.map((o) => [o.operationId, o.operation]));
 
-  it('declares 429 RateLimited on every operation but GET /api/health, which costs 0', () => {
+  it('declares 429 RateLimited on every operation but GET /api/health and the receipt keys, which cost 0', () => {
+    const free = ['getHealth', 'getReceiptKeys'];
     const missing = operations.filter(
-      (o) => o.operationId !== 'getHealth' && o.operation.responses['429']?.$ref !== '#/components/responses/RateLimited',
+      (o) => !free.includes(o.operationId) && o.operation.responses['429']?.$ref !== '#/components/responses/RateLimited',
     );
     expect(missing.map((o) => o.operationId)).toEqual([]);
-    expect(byId.get('getHealth')!['x-rate-limit-cost']).toBe(0);
-    expect(byId.get('getHealth')!.responses['429']).toBeUndefined();
+    for (const id of free) {
+      expect(byId.get(id)!['x-rate-limit-cost']).toBe(0);
+      expect(byId.get(id)!.responses['429']).toBeUndefined();
+    }
   });
 
   it('gives the 429 Retry-After and the RateLimit headers', () => {

@@ -9,7 +9,7 @@ import { eq, inArray } from 'drizzle-orm';
 import createClient from 'openapi-fetch';
 import { testFileServer, freePort, freshServerDatabase, type TestUser as User } from '../helpers/server.ts';
 import { specValidation } from '../helpers/spec-validator.ts';
-import { pendingContract } from '../helpers/lifecycle.ts';
+import { asApproval, pendingContract } from '../helpers/lifecycle.ts';
 import { contracts, events } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { expireOverdue } from '../../src/services/contracts.ts';
@@ -42,7 +42,8 @@ async function pair() {
   return { client: await server.user('Client'), worker: await server.user('Worker') };
 }
 
-const approve = (user: Party, id: string) => user.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } });
+const approve = async (user: Party, id: string) =>
+  asApproval(await user.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } }));
 const row = async (id: string) => (await server.db.select().from(contracts).where(eq(contracts.id, id)))[0]!;
 const eventTypes = async (id: string) => (await eventsForResource(server.db, 'contract', id)).map((e) => e.type);
 const count = (types: string[], type: string) => types.filter((t) => t === type).length;

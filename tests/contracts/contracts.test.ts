@@ -5,7 +5,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { testFileServer, type TestUser as User } from '../helpers/server.ts';
-import { activeSandboxContract, approvedContract, pendingContract, submitSandboxOnboarding, type Milestone } from '../helpers/lifecycle.ts';
+import {
+  activeSandboxContract,
+  approvedContract,
+  asApproval,
+  pendingContract,
+  submitSandboxOnboarding,
+  type Milestone,
+} from '../helpers/lifecycle.ts';
 import { signInDev } from '../helpers/session.ts';
 import { contracts, milestones as milestoneTable, negotiations, paymentAccounts } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
@@ -25,7 +32,8 @@ async function pair() {
   return { client: await server.user('Client'), worker: await server.user('Worker') };
 }
 
-const approve = (user: Party, id: string) => user.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } });
+const approve = async (user: Party, id: string) =>
+  asApproval(await user.api.POST('/api/contracts/{id}/approve', { params: { path: { id } } }));
 const revise = (user: Party, id: string, body: Record<string, unknown>) =>
   user.api.POST('/api/contracts/{id}/revise', { params: { path: { id } }, body: body as never });
 const cancel = (user: Party, id: string) => user.api.POST('/api/contracts/{id}/cancel', { params: { path: { id } } });
@@ -221,8 +229,13 @@ describe('POST /api/contracts/{id}/approve', () => {
   it('an approval naming an earlier revision_count is refused once the contract was revised and agreed again; nothing recorded', async () => {
     const p = await pair();
     const { negotiation, contract } = await pendingContract(p.client, p.worker);
-    const approveSeen = (user: Party, revision: unknown) =>
-      user.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contract.id } }, body: { revision_count: revision } as never });
+    const approveSeen = async (user: Party, revision: unknown) =>
+      asApproval(
+        await user.api.POST('/api/contracts/{id}/approve', {
+          params: { path: { id: contract.id } },
+          body: { revision_count: revision } as never,
+        }),
+      );
     // The owner saw revision 0; meanwhile the worker revises and both agree to new terms.
     expect((await revise(p.worker, contract.id, { notes: 'More hours.' })).response.status).toBe(200);
     const round = await propose(p.client, negotiation.id, {

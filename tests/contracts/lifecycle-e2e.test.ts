@@ -6,6 +6,7 @@ import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { CONNECT_WEBHOOK_SECRET, accountIdOf, deliver, startStripeServer } from '../helpers/stripe-mode.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
+import { asApproval } from '../helpers/lifecycle.ts';
 
 const DAY_SECONDS = 1;
 
@@ -129,7 +130,7 @@ it('walks gig → apply → shortlist → negotiate → agree → approve → KY
     connect_url: null,
     contract: { status: 'pending_owner_approval', client_approved_at: expect.any(String), worker_approved_at: null },
   });
-  const byWorker = await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contractId } } });
+  const byWorker = asApproval(await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contractId } } }));
   expect(byWorker.response.status).toBe(200);
   expect(byWorker.data!.contract.status).toBe('pending_freelancer_kyc');
   const connectUrl = byWorker.data!.connect_url!;

@@ -86,6 +86,21 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: profile'), () =>
     expect((await me()).contact_details).toBeNull();
   });
 
+  it('chooses who approves contracts: only the owner (recommended), then the agents again; the API then holds it', async () => {
+    const policy = page.getByRole('region', { name: 'Who approves contracts for you' });
+    const mine = policy.getByRole('radio', { name: /Only I approve \(recommended\)/ });
+    const agents = policy.getByRole('radio', { name: /My agents may approve for me/ });
+    expect(await agents.isChecked()).toBe(true); // the API's default
+    await mine.check();
+    await expect.poll(async () => (await me()).approval_policy).toBe('owner_confirms');
+    expect(await mine.isChecked()).toBe(true);
+    await checkPage(page, 'profile-approval-policy');
+    await agents.check();
+    await expect.poll(async () => (await me()).approval_policy).toBe('keys_may_approve');
+    await mine.check();
+    await expect.poll(async () => (await me()).approval_policy).toBe('owner_confirms');
+  });
+
   it("refuses an invalid email with the API's message beside the field, and changes nothing", async () => {
     const refused = await owner.api.PATCH('/api/profile/me', { body: { email: 'not an address' } });
     const issue = refused.error!.error.issues.find((i) => i.path === 'body.email')!;

@@ -340,7 +340,7 @@ describe('the message table', () => {
         ? milestone
         : type.startsWith('review.')
           ? review
-          : type === 'contract.created' || type === 'contract.updated'
+          : type === 'contract.created' || type === 'contract.updated' || type === 'contract.approval_requested'
             ? pending
             : contract;
       const message = MESSAGES[type](input(data))!;

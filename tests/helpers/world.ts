@@ -15,7 +15,14 @@ import { jsonBodyOf, parametersOf, schemesOf, uploadOf, type OperationRequest } 
 import type { TestServer, TestUser as User } from './server.ts';
 import { signInDev, type BrowserSession } from './session.ts';
 import { formWith, pdfFile } from './files.ts';
-import { approvedContract, completedSandboxContract, negotiation, pendingContract, submitSandboxOnboarding } from './lifecycle.ts';
+import {
+  approvedContract,
+  asApproval,
+  completedSandboxContract,
+  negotiation,
+  pendingContract,
+  submitSandboxOnboarding,
+} from './lifecycle.ts';
 
 export type WorldUser = User & { session: BrowserSession };
 
@@ -264,7 +271,7 @@ export async function buildWorld(server: TestServer): Promise<World> {
   expect(agreed.response.status).toBe(200);
   const contractId = agreed.data!.contract.id;
   expect((await client.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contractId } } })).response.status).toBe(200);
-  const second = await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contractId } } });
+  const second = asApproval(await worker.api.POST('/api/contracts/{id}/approve', { params: { path: { id: contractId } } }));
   expect(second.response.status).toBe(200);
   expect((await submitSandboxOnboarding(second.data!.connect_url!)).status).toBe(303);
   const active = await client.api.GET('/api/contracts/{id}', { params: { path: { id: contractId } } });

@@ -141,8 +141,9 @@ describe.each<Transport>(['http', 'stdio'])('every tool over %s', (transport) =>
     expect(ids(await worker('listContracts', { limit: 100 }))).toContain(contractId);
     const pending = await client('getContract', { id: contractId });
     expect(pending).toMatchObject({ status: 'pending_owner_approval', rate_cents: 9_000, payout_delay_days: 3 });
-    expect((await client('approveContract', { id: contractId })).contract.client_approved_at).toEqual(expect.any(String));
-    const approved = await worker('approveContract', { id: contractId, body: { revision_count: pending.revision_count } });
+    // Both owners keep the default policy (keys_may_approve): the approval is the 200, not the 202 of owner_confirms.
+    expect((await client('approveContract', { id: contractId }, 200)).contract.client_approved_at).toEqual(expect.any(String));
+    const approved = await worker('approveContract', { id: contractId, body: { revision_count: pending.revision_count } }, 200);
     expect(approved.contract.status).toBe('pending_freelancer_kyc');
     expect(asked.map((question) => question.match(/You are the (client|worker)/)?.[1])).toEqual(['client', 'worker']);
     for (const question of asked) expect(question).toContain('. $120.00, due 2026-12-15, titled:\n     "Parser and tests"');

@@ -263,4 +263,22 @@ describe.runIf(process.env.DATABASE_URL)('CLI on a server Postgres (DATABASE_URL
       await runtime.close();
     }
   });
+  it('rotates the key that signs approval receipts: the server publishes the new one first and keeps the old', async () => {
+    const rotations = [];
+    for (let i = 0; i < 2; i++) {
+      const rotated = await cli(['rotate-receipt-key', '--json'], { DATABASE_URL: database.url });
+      expect(rotated.code, rotated.stderr).toBe(0);
+      rotations.push(JSON.parse(rotated.stdout).kid as string);
+    }
+    expect(new Set(rotations).size).toBe(2);
+    const { runtime, url } = await startServer({ DATABASE_URL: database.url });
+    try {
+      const set = (await (await fetch(`${url}/.well-known/jwks.json`)).json()) as { keys: { kid: string; crv: string }[] };
+      expect(set.keys.map((k) => k.kid)).toEqual([rotations[1], rotations[0]]);
+      expect(set.keys.every((k) => k.crv === 'Ed25519')).toBe(true);
+    } finally {
+      await runtime.close();
+    }
+    expect((await cli(['rotate-receipt-key', 'extra'], { DATABASE_URL: database.url })).code).toBe(2);
+  });
 });

@@ -12,7 +12,7 @@ import { startFakeChat, type FakeChat } from '../fakes/chat-completions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe.ts';
 import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
-import { pendingContract, respondedDispute } from '../helpers/lifecycle.ts';
+import { asApproval, pendingContract, respondedDispute } from '../helpers/lifecycle.ts';
 import { activeStripeContract, startStripeServer } from '../helpers/stripe-mode.ts';
 import { gate, type Gate } from '../helpers/gate.ts';
 
@@ -185,7 +185,7 @@ describe('a slow payment provider under an Idempotency-Key holds no transaction'
       held: () => stripe.holding() === 1,
     });
     expect(answer!.status).toBe(200);
-    const replay = await approve(worker, 'slow-approve');
+    const replay = asApproval(await approve(worker, 'slow-approve'));
     expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.data!.connect_url).toMatch(/^http/);
     expect(replay.data!.contract.status).toBe('pending_freelancer_kyc');

@@ -25,6 +25,7 @@ describe('GET /api/profile/me', () => {
       email: null,
       resume_url: null,
       github_login: null,
+      approval_policy: 'keys_may_approve',
       vouched_by: [],
       vouch_count: 0,
       review_count: 0,

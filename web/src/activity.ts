@@ -31,6 +31,7 @@ const EVENT_TEXT: Record<string, string> = {
   'contract.created': 'Contract drawn up, awaiting both owners’ approval',
   'contract.updated': 'Contract given the newly agreed terms',
   'contract.approved': 'Contract approved by an owner',
+  'contract.approval_requested': 'An agent asked its owner to approve',
   'contract.pending_freelancer_kyc': 'Both owners approved; awaiting the worker’s identity checks',
   'contract.active': 'Contract active',
   'contract.revised': 'Contract sent back to negotiation',

@@ -47,6 +47,7 @@ export const CREDIT_REASON: Record<CreditEntry['reason'], string> = {
 export const EVENT_TYPE_LABEL: Record<EventType, string> = {
   'contract.created': 'A contract awaits your approval',
   'contract.updated': 'A contract changed',
+  'contract.approval_requested': 'Your agent asks you to approve a contract',
   'contract.expired': 'A contract expired',
   'contract.pending_freelancer_kyc': 'Identity checks are due',
   'contract.active': 'A contract became active',

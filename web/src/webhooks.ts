@@ -47,6 +47,7 @@ const CATALOG: Record<WebhookEventType, true> = {
   'contract.created': true,
   'contract.updated': true,
   'contract.approved': true,
+  'contract.approval_requested': true,
   'contract.pending_freelancer_kyc': true,
   'contract.active': true,
   'contract.revised': true,

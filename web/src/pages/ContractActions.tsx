@@ -1,5 +1,5 @@
 // What the viewer can do with a contract now: approve the terms shown (pinning their
-// revision_count, so the yes lands only on them), revise with notes, cancel, and, for the worker,
+// revision_count and terms hash, so the yes lands only on them), revise with notes, cancel, and, for the worker,
 // fetch the identity-check (KYC) link.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -51,9 +51,16 @@ function Approve({ contract: c, onConnectUrl }: { contract: Contract; onConnectU
   const changed = useContractChanged(c.id);
   const queryClient = useQueryClient();
   const approve = useMutation({
-    mutationFn: (revisionCount: number) =>
-      unwrap(api.POST('/api/contracts/{id}/approve', { params: { path: { id: c.id } }, body: { revision_count: revisionCount } })),
+    mutationFn: (shown: Pick<Contract, 'revision_count' | 'terms_hash'>) =>
+      unwrap(
+        api.POST('/api/contracts/{id}/approve', {
+          params: { path: { id: c.id } },
+          body: { revision_count: shown.revision_count, terms_hash: shown.terms_hash },
+        }),
+      ),
     onSuccess: (result) => {
+      // A signed-in owner's approval is never the 202 of a key that must ask: this is the approval.
+      if (!('contract' in result)) return changed();
       onConnectUrl(result.connect_url);
       changed(result.contract);
     },
@@ -63,10 +70,11 @@ function Approve({ contract: c, onConnectUrl }: { contract: Contract; onConnectU
   return (
     <div className="approve">
       <p>
-        Approving binds you to the terms above, <strong>revision {c.revision_count}</strong>. If they change before your approval arrives,
-        it is refused and nothing is recorded.
+        Approving binds you to the terms above, <strong>revision {c.revision_count}</strong> (terms hash{' '}
+        <code title={c.terms_hash}>{c.terms_hash.slice(0, 12)}…</code>). If they change before your approval arrives, it is refused and
+        nothing is recorded. You get a signed receipt of your approval.
       </p>
-      <button type="button" className="primary" disabled={approve.isPending} onClick={() => approve.mutate(c.revision_count)}>
+      <button type="button" className="primary" disabled={approve.isPending} onClick={() => approve.mutate(c)}>
         {approve.isPending ? 'Approving…' : `Approve these terms (revision ${c.revision_count})`}
       </button>
       {approve.isError && (

@@ -1,7 +1,8 @@
-// The owner's profile: edit it, manage the resume, see what others see (vouches, reviews), and,
+// The owner's profile: edit it, choose who approves contracts, manage the resume, see what others see (vouches, reviews), and,
 // apart at the bottom, delete the account.
 import type { Me } from '../api.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
+import { ApprovalPolicy } from './ApprovalPolicy.tsx';
 import { DeleteAccount } from './DeleteAccount.tsx';
 import { ProfileForm } from './ProfileForm.tsx';
 import { PublicProfile } from './PublicProfile.tsx';
@@ -25,6 +26,7 @@ export function Profile({ me }: { me: Me }) {
         <h2 id="edit-heading">Edit your profile</h2>
         <ProfileForm me={me} />
       </section>
+      <ApprovalPolicy me={me} />
       <Resume me={me} />
       <PublicProfile userId={me.user_id} />
       <DeleteAccount />

@@ -1,0 +1,212 @@
+// The owner's approval policy: keys_may_approve (the default: a key's approval is the owner's) and
+// owner_confirms (a key only asks: 202, a request recorded once, contract.approval_requested to
+// the owner alone, their inbox told; the owner approves signed in). Only a signed-in owner changes
+// the policy. An MCP client that answers the form's question itself approves nothing under
+// owner_confirms. A change of policy racing a key's approval has exactly one outcome.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { testFileServer, type TestUser as User } from '../helpers/server.ts';
+import { asApproval, pendingContract } from '../helpers/lifecycle.ts';
+import { signInDev, type BrowserSession } from '../helpers/session.ts';
+import { expectError } from '../helpers/expect-error.ts';
+import { connectMcp, structured } from '../helpers/mcp.ts';
+import { contractApprovalRequests, contractApprovals, contracts, events, users } from '../../db/schema.ts';
+import { eventsForResource } from '../../db/repositories/events.ts';
+
+const server = testFileServer();
+let other: User;
+
+beforeAll(async () => {
+  other = await server.user('Someone Else');
+});
+
+/** A client whose owner chose owner_confirms (in a signed-in session), and a worker who did not. */
+async function confirmingClient() {
+  const client = await server.user('Careful Client');
+  const worker = await server.user('Worker');
+  const session = await signInDev(server, { userId: client.userId });
+  const set = await session.api.PATCH('/api/profile/me', { body: { approval_policy: 'owner_confirms' } });
+  expect(set.response.status).toBe(200);
+  expect(set.data!.approval_policy).toBe('owner_confirms');
+  return { client, worker, session };
+}
+
+const approveByKey = (user: { api: User['api'] }, id: string, body?: { revision_count?: number; terms_hash?: string }, key?: string) =>
+  user.api.POST('/api/contracts/{id}/approve', {
+    params: { path: { id }, header: key ? { 'Idempotency-Key': key } : {} },
+    ...(body ? { body } : {}),
+  });
+const contractRow = async (id: string) => (await server.db.select().from(contracts).where(eq(contracts.id, id)))[0]!;
+const approvalRows = (id: string) => server.db.select().from(contractApprovals).where(eq(contractApprovals.contractId, id));
+const requestRows = (id: string) => server.db.select().from(contractApprovalRequests).where(eq(contractApprovalRequests.contractId, id));
+const requestedEvents = (id: string) =>
+  server.db
+    .select()
+    .from(events)
+    .where(and(eq(events.resourceId, id), eq(events.type, 'contract.approval_requested')));
+
+describe('approval_policy', () => {
+  it('is keys_may_approve by default, and a key approves for its owner', async () => {
+    const client = await server.user('Default Client');
+    const worker = await server.user('Default Worker');
+    expect((await client.api.GET('/api/profile/me')).data!.approval_policy).toBe('keys_may_approve');
+    const { contract } = await pendingContract(client, worker);
+    const res = asApproval(await approveByKey(client, contract.id));
+    expect(res.response.status).toBe(200);
+    expect(res.data!.contract.client_approval_method).toBe('api_key');
+    expect(await requestRows(contract.id)).toEqual([]);
+  });
+
+  it('cannot be changed by an API key, alone or with other fields: 403, nothing changes', async () => {
+    const user = await server.user('Agent Owner');
+    for (const body of [
+      { approval_policy: 'owner_confirms' as const },
+      { bio: 'Changed.', approval_policy: 'keys_may_approve' as const },
+    ]) {
+      expectError(await user.api.PATCH('/api/profile/me', { body }), 403, 'FORBIDDEN', /only the owner, signed in/);
+    }
+    const [row] = await server.db.select().from(users).where(eq(users.id, user.userId));
+    expect(row).toMatchObject({ approvalPolicy: 'keys_may_approve', bio: '' });
+    expect((await eventsForResource(server.db, 'user', user.userId)).map((e) => e.type)).toEqual([]);
+  });
+
+  it('an agent cannot loosen it either: under owner_confirms a key cannot set keys_may_approve', async () => {
+    const { client } = await confirmingClient();
+    expectError(await client.api.PATCH('/api/profile/me', { body: { approval_policy: 'keys_may_approve' } }), 403, 'FORBIDDEN');
+    expect((await client.api.GET('/api/profile/me')).data!.approval_policy).toBe('owner_confirms');
+  });
+
+  it('refuses a value it does not know', async () => {
+    const session = await signInDev(server, { displayName: 'Typo' });
+    expectError(await session.api.PATCH('/api/profile/me', { body: { approval_policy: 'nobody' as never } }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('under owner_confirms', () => {
+  it("a key's approval changes nothing but a request, answered 202 with the page to confirm on; the owner is told once", async () => {
+    const { client, worker } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    const before = await contractRow(contract.id);
+
+    const asked = await approveByKey(client, contract.id, { revision_count: 0, terms_hash: contract.terms_hash });
+    expect(asked.response.status).toBe(202);
+    expect(asked.data).toEqual({
+      status: 'owner_confirmation_required',
+      contract_id: contract.id,
+      party_role: 'client',
+      revision_count: 0,
+      terms_hash: contract.terms_hash,
+      confirm_url: `${server.config.publicUrl}/#/contracts/${contract.id}`,
+      requested_at: expect.any(String),
+      message: expect.stringContaining('Nothing was approved'),
+    });
+    // Asked again (an agent's retry): the same answer, no second request or event.
+    const again = await approveByKey(client, contract.id);
+    expect(again.response.status).toBe(202);
+    expect(again.data).toMatchObject({ requested_at: (asked.data as { requested_at: string }).requested_at });
+
+    expect(await contractRow(contract.id)).toEqual(before);
+    expect(await approvalRows(contract.id)).toEqual([]);
+    expect(await requestRows(contract.id)).toMatchObject([
+      { partyRole: 'client', revisionCount: 0, termsHash: contract.terms_hash, apiKeyId: client.apiKeyId },
+    ]);
+    const requested = await requestedEvents(contract.id);
+    expect(requested).toHaveLength(1);
+    expect(requested[0]).toMatchObject({ audienceUserIds: [client.userId], actorApiKeyId: client.apiKeyId });
+
+    // The other party does not see it; the owner does, and their inbox says so.
+    const theirs = await worker.api.GET('/api/events', { params: { query: { type: ['contract.approval_requested'] } } });
+    expect(theirs.data!.data).toEqual([]);
+    const mine = await client.api.GET('/api/events', { params: { query: { type: ['contract.approval_requested'] } } });
+    expect(mine.response.status, JSON.stringify(mine.error)).toBe(200);
+    expect(mine.data!.data.map((e) => e.data)).toMatchObject([{ id: contract.id, terms_hash: contract.terms_hash }]);
+    await expect
+      .poll(async () => (await client.api.GET('/api/notifications/inbox/messages')).data!.data.map((m) => m.type))
+      .toContain('contract.approval_requested');
+    const [message] = (await client.api.GET('/api/notifications/inbox/messages')).data!.data.filter(
+      (m) => m.type === 'contract.approval_requested',
+    );
+    expect(message!.title).toMatch(/^Your agent asks you to approve/);
+    expect(message!.link).toBe(`${server.config.publicUrl}/#/contracts/${contract.id}`);
+  });
+
+  it('the owner, signed in, approves; the approval is theirs (method session) and has its receipt', async () => {
+    const { client, worker, session } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    expect((await approveByKey(client, contract.id)).response.status).toBe(202);
+    const res = asApproval(await approveByKey(session, contract.id, { terms_hash: contract.terms_hash }));
+    expect(res.response.status).toBe(200);
+    expect(res.data!.contract).toMatchObject({ client_approved_at: expect.any(String), client_approval_method: 'session' });
+    expect((await approvalRows(contract.id)).map((a) => [a.partyRole, a.method, a.apiKeyId])).toEqual([['client', 'session', null]]);
+    // Now approved, a key's approval is refused as a second approval would be.
+    expectError(await approveByKey(client, contract.id), 409, 'CONFLICT');
+  });
+
+  it('a request names the terms: stale ones are refused and record nothing', async () => {
+    const { client, worker } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    expectError(await approveByKey(client, contract.id, { terms_hash: '0'.repeat(64) }), 409, 'INVALID_STATE', /terms changed/);
+    expectError(await approveByKey(client, contract.id, { revision_count: 3 }), 409, 'INVALID_STATE', /revised since/);
+    expect(await requestRows(contract.id)).toEqual([]);
+    expect(await requestedEvents(contract.id)).toEqual([]);
+  });
+
+  it('with an Idempotency-Key, a retry replays the 202', async () => {
+    const { client, worker } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    const first = await approveByKey(client, contract.id, undefined, 'ask-owner-1');
+    const replay = await approveByKey(client, contract.id, undefined, 'ask-owner-1');
+    expect([first.response.status, replay.response.status]).toEqual([202, 202]);
+    expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.data).toEqual(first.data);
+  });
+
+  it('binds only its owner: the other party, under the default, still approves by key', async () => {
+    const { client, worker } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    const res = asApproval(await approveByKey(worker, contract.id));
+    expect(res.data!.contract.worker_approval_method).toBe('api_key');
+    expectError(await approveByKey(other, contract.id), 404, 'NOT_FOUND');
+  });
+
+  it('an MCP client that answers the form itself approves nothing', async () => {
+    const { client, worker } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    const mcp = await connectMcp(server.url, 'http', client.apiKey, () => ({ action: 'accept', content: { confirm: true } }));
+    try {
+      const result = await mcp.callTool({ name: 'approveContract', arguments: { id: contract.id } });
+      expect(structured(result)).toMatchObject({ status: 'owner_confirmation_required', contract_id: contract.id });
+    } finally {
+      await mcp.close();
+    }
+    expect(await contractRow(contract.id)).toMatchObject({ clientApprovedAt: null, clientApprovalMethod: null });
+    expect(await approvalRows(contract.id)).toEqual([]);
+  });
+});
+
+describe('a change of policy racing a key’s approval', () => {
+  it('has exactly one outcome each time: an approval by key, or a request, never both', async () => {
+    for (let i = 0; i < 4; i++) {
+      const client = await server.user(`Racing Client ${i}`);
+      const worker = await server.user(`Racing Worker ${i}`);
+      const session: BrowserSession = await signInDev(server, { userId: client.userId });
+      const { contract } = await pendingContract(client, worker);
+      const [answer, changed] = await Promise.all([
+        approveByKey(client, contract.id),
+        session.api.PATCH('/api/profile/me', { body: { approval_policy: 'owner_confirms' } }),
+      ]);
+      expect(changed.response.status).toBe(200);
+      const [approvals, requests, row] = await Promise.all([approvalRows(contract.id), requestRows(contract.id), contractRow(contract.id)]);
+      if (answer.response.status === 200) {
+        expect(approvals.map((a) => a.method)).toEqual(['api_key']);
+        expect(requests).toEqual([]);
+        expect(row.clientApprovalMethod).toBe('api_key');
+      } else {
+        expect(answer.response.status).toBe(202);
+        expect(approvals).toEqual([]);
+        expect(requests).toHaveLength(1);
+        expect(row.clientApprovedAt).toBeNull();
+      }
+    }
+  });
+});
