@@ -1,6 +1,8 @@
-// approveContract through MCP: the owner says yes, not the agent. The tool reads the contract, shows
+// approveContract through MCP: the owner says yes, not the agent. For an owner whose
+// approval_policy is owner_confirms the owner approves on the contract's page (owner-confirms.ts).
+// Otherwise the tool reads the contract, shows
 // the human its exact terms through the client's elicitation (a form with one boolean, `confirm`)
-// and approves, naming the revision_count it showed, only on an explicit yes. Without elicitation,
+// and approves, naming the revision_count and terms hash it showed, only on an explicit yes. Without elicitation,
 // or on anything but a yes, nothing is approved and the result carries the dashboard link where
 // the owner approves. A contract is approvable only while pending_owner_approval; its terms there
 // are fixed by revision_count (a revise bumps it), so the yes can only land on the terms shown.
@@ -8,6 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { buildRequest, type CallApi, errorResult, isEnvelope, toolResult } from './request.ts';
+import { askOwnerToConfirm } from './owner-confirms.ts';
 import type { ToolDefinition } from './schema.ts';
 
 /** How long the owner has to answer the form before the tool gives up (and approves nothing). */
@@ -163,6 +166,14 @@ export async function approveWithOwner(
       },
     });
   }
+  const body = typeof args.body === 'object' && args.body !== null ? args.body : {};
+  // Bound to the terms shown: changed since, the API refuses (and under owner_confirms it only asks the owner).
+  const approval = { ...request, body: { ...body, revision_count: contract.revision_count, terms_hash: contract.terms_hash } };
+  const profile = await getJson(call, '/api/profile/me');
+  if (!profile.ok) return profile.result;
+  if ((profile.body as { approval_policy: string }).approval_policy === 'owner_confirms')
+    return askOwnerToConfirm({ mcp, call, extra, timeoutMs: OWNER_ANSWER_TIMEOUT_MS }, approval);
+
   const url = approvalUrl(contract.id);
   if (!mcp.server.getClientCapabilities()?.elicitation?.form) return notApproved(contract, 'elicitation_unsupported', url);
 
@@ -202,8 +213,5 @@ export async function approveWithOwner(
   if (answer.action === 'cancel') return notApproved(contract, 'cancelled', url);
   if (answer.content?.confirm !== true) return notApproved(contract, 'not_confirmed', url);
 
-  const body = typeof args.body === 'object' && args.body !== null ? args.body : {};
-  // Bound to the terms shown: changed since, the API refuses (and under owner_confirms it only asks the owner).
-  const response = await call({ ...request, body: { ...body, revision_count: contract.revision_count, terms_hash: contract.terms_hash } });
-  return toolResult(response);
+  return toolResult(await call(approval));
 }

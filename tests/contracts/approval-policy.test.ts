@@ -10,6 +10,7 @@ import { asApproval, pendingContract } from '../helpers/lifecycle.ts';
 import { signInDev, type BrowserSession } from '../helpers/session.ts';
 import { expectError } from '../helpers/expect-error.ts';
 import { connectMcp, structured } from '../helpers/mcp.ts';
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { contractApprovalRequests, contractApprovals, contracts, events, users } from '../../db/schema.ts';
 import { eventsForResource } from '../../db/repositories/events.ts';
 
@@ -169,17 +170,98 @@ describe('under owner_confirms', () => {
     expectError(await approveByKey(other, contract.id), 404, 'NOT_FOUND');
   });
 
-  it('an MCP client that answers the form itself approves nothing', async () => {
+  it('an MCP client that would answer a form itself is never asked one, and approves nothing', async () => {
     const { client, worker } = await confirmingClient();
     const { contract } = await pendingContract(client, worker);
-    const mcp = await connectMcp(server.url, 'http', client.apiKey, () => ({ action: 'accept', content: { confirm: true } }));
+    const asked: ElicitRequest['params'][] = [];
+    const mcp = await connectMcp(server.url, 'http', client.apiKey, (params) => {
+      asked.push(params);
+      return { action: 'accept', content: { confirm: true } };
+    });
     try {
       const result = await mcp.callTool({ name: 'approveContract', arguments: { id: contract.id } });
-      expect(structured(result)).toMatchObject({ status: 'owner_confirmation_required', contract_id: contract.id });
+      expect(structured(result)).toMatchObject({
+        status: 'owner_confirmation_required',
+        contract_id: contract.id,
+        confirm_url: `${server.config.publicUrl}/#/contracts/${contract.id}`,
+      });
     } finally {
       await mcp.close();
     }
+    expect(asked).toEqual([]);
     expect(await contractRow(contract.id)).toMatchObject({ clientApprovedAt: null, clientApprovalMethod: null });
+    expect(await approvalRows(contract.id)).toEqual([]);
+    expect(await requestRows(contract.id)).toHaveLength(1);
+  });
+
+  it('a URL elicitation sends the owner to the contract’s page; the tool answers once the owner approved there', async () => {
+    const { client, worker, session } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    const asked: ElicitRequest['params'][] = [];
+    // The owner opens the page (here: their signed-in session does what the page's button does).
+    const mcp = await connectMcp(
+      server.url,
+      'http',
+      client.apiKey,
+      async (params) => {
+        asked.push(params);
+        const approved = await session.api.POST('/api/contracts/{id}/approve', {
+          params: { path: { id: contract.id } },
+          body: { terms_hash: contract.terms_hash },
+        });
+        expect(approved.response.status).toBe(200);
+        return { action: 'accept' };
+      },
+      ['form', 'url'],
+    );
+    try {
+      const result = await mcp.callTool({ name: 'approveContract', arguments: { id: contract.id } });
+      expect(result.isError).toBeFalsy();
+      expect(structured(result)).toMatchObject({ approved: true, contract: { id: contract.id, client_approval_method: 'session' } });
+    } finally {
+      await mcp.close();
+    }
+    expect(asked).toEqual([
+      expect.objectContaining({
+        mode: 'url',
+        url: `${server.config.publicUrl}/#/contracts/${contract.id}`,
+        elicitationId: expect.any(String),
+      }),
+    ]);
+    expect((await approvalRows(contract.id)).map((a) => [a.partyRole, a.method])).toEqual([['client', 'session']]);
+  });
+
+  it('a URL elicitation declined, or a contract revised while the owner reads, approves nothing', async () => {
+    const { client, worker } = await confirmingClient();
+    const { contract } = await pendingContract(client, worker);
+    const declining = await connectMcp(server.url, 'http', client.apiKey, async () => ({ action: 'decline' }), ['url']);
+    try {
+      const result = await declining.callTool({ name: 'approveContract', arguments: { id: contract.id } });
+      expect(structured(result)).toMatchObject({ status: 'owner_confirmation_required', message: expect.stringContaining('declined') });
+    } finally {
+      await declining.close();
+    }
+    // The other party revises while the owner has the page open: the tool stops waiting.
+    const revising = await connectMcp(
+      server.url,
+      'http',
+      client.apiKey,
+      async () => {
+        const revised = await worker.api.POST('/api/contracts/{id}/revise', {
+          params: { path: { id: contract.id } },
+          body: { notes: 'Wait.' },
+        });
+        expect(revised.response.status).toBe(200);
+        return { action: 'accept' };
+      },
+      ['url'],
+    );
+    try {
+      const result = await revising.callTool({ name: 'approveContract', arguments: { id: contract.id } });
+      expect(structured(result).message).toMatch(/revised meanwhile|is negotiation now/);
+    } finally {
+      await revising.close();
+    }
     expect(await approvalRows(contract.id)).toEqual([]);
   });
 });

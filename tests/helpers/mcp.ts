@@ -9,13 +9,25 @@ import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from '@mod
 export type Transport = 'http' | 'stdio';
 /** The owner's answer to an elicitation (a client that has one declares the capability). */
 export type Answer = (request: ElicitRequest['params']) => ElicitResult;
+/** An answer that takes its time (the owner opens the page and acts there first). */
+export type AsyncAnswer = (request: ElicitRequest['params']) => Promise<ElicitResult>;
 export type ToolResult = Awaited<ReturnType<Client['callTool']>>;
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** A connected SDK client as the holder of `apiKey`; with `answer`, it declares elicitation and answers with it. */
-export async function connectMcp(baseUrl: string, transport: Transport, apiKey: string, answer?: Answer): Promise<Client> {
-  const mcp = new Client({ name: 'test-agent', version: '1.0.0' }, answer ? { capabilities: { elicitation: { form: {} } } } : {});
+/**
+ * A connected SDK client as the holder of `apiKey`; with `answer`, it declares elicitation (in the
+ * given modes: a form by default, or a URL to open) and answers with it.
+ */
+export async function connectMcp(
+  baseUrl: string,
+  transport: Transport,
+  apiKey: string,
+  answer?: Answer | AsyncAnswer,
+  modes: readonly ('form' | 'url')[] = ['form'],
+): Promise<Client> {
+  const elicitation = Object.fromEntries(modes.map((m) => [m, {}]));
+  const mcp = new Client({ name: 'test-agent', version: '1.0.0' }, answer ? { capabilities: { elicitation } } : {});
   if (answer) mcp.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params));
   await mcp.connect(
     transport === 'http'
