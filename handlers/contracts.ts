@@ -8,6 +8,7 @@ import * as milestones from '../src/services/milestones.ts';
 import { receiptKeySet } from '../src/services/receipts.ts';
 import * as approvalPolicy from '../src/services/approval-policy.ts';
 import * as approvals from '../src/services/approvals.ts';
+import * as passkeys from '../src/services/passkeys.ts';
 import { presentApproval, presentMilestone } from '../src/presenters/contracts.ts';
 
 export function contractHandlers(): Handlers<
@@ -39,13 +40,15 @@ export function contractHandlers(): Handlers<
 
     async approveContract(request, reply, op) {
       const actor = actorOf(request);
-      const seen = { revisionCount: request.body?.revision_count, termsHash: request.body?.terms_hash };
+      const seen: approvals.SeenTerms = { revisionCount: request.body?.revision_count, termsHash: request.body?.terms_hash };
       // Under owner_confirms a key only asks: 202, and the owner confirms on the contract's page.
       const ask = () => {
         reply.code(202);
         return op.final((ctx) => approvalPolicy.requestOwnerConfirmation(ctx, actor, request.params.id, seen));
       };
       if (await approvalPolicy.ownerMustConfirm(op.ctx.db, actor)) return ask();
+      // Once, before any attempt: a passkey's challenge is spent by its check.
+      seen.passkeyTermsHash = await passkeys.checkApprovalPasskey(op.ctx, actor, request.params.id, request.body?.passkey);
       const attempt = async (): Promise<ResponseOf<'approveContract'>> => {
         const plan = await contracts.planApproval(op.ctx, actor, request.params.id, seen, op.outside);
         return op.final(async (ctx) => {

@@ -16,6 +16,7 @@ import { accountHandlers } from './account.ts';
 import { reviewHandlers } from './reviews.ts';
 import { creditHandlers } from './credits.ts';
 import { disputeHandlers } from './disputes.ts';
+import { passkeyHandlers } from './passkeys.ts';
 
 /** Handlers close over nothing: each gets the context with its request's operation (src/http/operation.ts). */
 export function allHandlers() {
@@ -37,5 +38,6 @@ export function allHandlers() {
     ...reviewHandlers(),
     ...creditHandlers(),
     ...disputeHandlers(),
+    ...passkeyHandlers(),
   };
 }

@@ -37,6 +37,12 @@ export type ApprovalMethod = (typeof APPROVAL_METHODS)[number];
 /** Whose word approves a contract for an owner: any of their API keys (the default), or only the owner, signed in. */
 export const APPROVAL_POLICIES = ['keys_may_approve', 'owner_confirms'] as const;
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+/** What a WebAuthn challenge is for: registering a passkey, or approving a contract with one. */
+export const WEBAUTHN_PURPOSES = ['register', 'approve'] as const;
+export type WebauthnPurpose = (typeof WEBAUTHN_PURPOSES)[number];
+/** How a browser reaches an authenticator (WebAuthn's AuthenticatorTransport). */
+export const WEBAUTHN_TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'] as const;
+export type WebauthnTransport = (typeof WEBAUTHN_TRANSPORTS)[number];
 
 // Reviews (src/domain/review.ts).
 export const RATING_MIN = 1;

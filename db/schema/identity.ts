@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, oneOf, updatedAt } from './columns.ts';
-import { APPROVAL_POLICIES } from './column-values.ts';
+import { APPROVAL_POLICIES, WEBAUTHN_PURPOSES, WEBAUTHN_TRANSPORTS } from './column-values.ts';
 
 /** Key/value settings the instances share (e.g. the generated session secret). */
 export const appSettings = pgTable('app_settings', {
@@ -94,5 +94,52 @@ export const vouches = pgTable(
     primaryKey({ columns: [t.voucherUserId, t.vouchedUserId] }),
     index('vouches_vouched_user_id_idx').on(t.vouchedUserId),
     check('vouches_not_self', sql`${t.voucherUserId} <> ${t.vouchedUserId}`),
+  ],
+);
+
+/**
+ * An owner's passkeys (WebAuthn credentials): when an owner has one, approving a contract in the
+ * browser needs it. The public key and the signature counter are what verifying an assertion needs.
+ */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The credential's id, base64url, as the authenticator names it. */
+    credentialId: text('credential_id').notNull(),
+    /** The COSE public key, base64url. */
+    publicKey: text('public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull(),
+    transports: text('transports', { enum: WEBAUTHN_TRANSPORTS }).array().notNull().default(sql`'{}'::text[]`),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('passkeys_credential_id_key').on(t.credentialId), index('passkeys_user_idx').on(t.userId)],
+);
+
+/**
+ * WebAuthn challenges handed out and not yet answered: one use each, for one user, for one purpose
+ * (registering a passkey, or approving one contract's terms), until they expire.
+ */
+export const webauthnChallenges = pgTable(
+  'webauthn_challenges',
+  {
+    challenge: text('challenge').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: WEBAUTHN_PURPOSES }).notNull(),
+    /** For an approval: the contract and the terms hash the owner was shown. */
+    contractId: uuid('contract_id'),
+    termsHash: text('terms_hash'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    check('webauthn_challenges_purpose_check', oneOf(t.purpose, WEBAUTHN_PURPOSES)),
+    index('webauthn_challenges_expiry_idx').on(t.expiresAt),
   ],
 );

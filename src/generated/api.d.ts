@@ -51,6 +51,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your passkeys
+         * @description The caller's passkeys, oldest first. Once an owner has one, approving a contract in the
+         *     browser needs it (`POST /api/contracts/{id}/approval-challenge`). A browser session only:
+         *     an API key is `403`.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Registers the passkey a browser made for the options of
+         *     `POST /api/passkeys/registration-options` (`credential` is the `PublicKeyCredential`'s
+         *     `toJSON()`, as `@simplewebauthn/browser`'s `startRegistration` returns it). The challenge
+         *     is spent, answered or not; one that is not open (unknown, used, expired after 5 minutes,
+         *     or someone else's) is `400`, as is a credential that does not verify for this server's
+         *     origin. A passkey registered already is `409 CONFLICT`. A browser session only.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/passkeys/registration-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description WebAuthn creation options (`PublicKeyCredentialCreationOptionsJSON`) for a new passkey of
+         *     the caller's, with a challenge open for 5 minutes: give them to
+         *     `navigator.credentials.create` (or `@simplewebauthn/browser`'s `startRegistration`), then
+         *     send the result to `POST /api/passkeys`. The relying party is this server's public host.
+         *     A browser session only. Takes no body.
+         */
+        post: operations["createPasskeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Removes one of the caller's passkeys; once none is left, approving in the browser needs
+         *     none. Someone else's, or none, is `404`. A browser session only.
+         */
+        delete: operations["deletePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/keys/verify": {
         parameters: {
             query?: never;
@@ -960,14 +1036,46 @@ export interface paths {
          *     terms: a different current hash is refused the same way. Without a body the approval
          *     applies to the terms as they are now.
          *
+         *     An owner who registered a passkey approves in the browser with it: the approval carries
+         *     `passkey` (see `POST .../approval-challenge`), is recorded as by `passkey`, and without it
+         *     is `403 PASSKEY_REQUIRED` with nothing changed.
+         *
          *     Every approval is recorded with the revision, the terms hash, how it was given (`method`:
-         *     `api_key` or `session`, shown on the contract as `client_approval_method` and
+         *     `api_key`, `session` or `passkey`, shown on the contract as `client_approval_method` and
          *     `worker_approval_method`) and a signed receipt that anyone can verify against
          *     `/.well-known/jwks.json` (`GET .../approvals` lists them).
          *     Costs 5 units of the caller's rate limit (the second approval calls the payment provider;
          *     see Rate limits in the introduction).
          */
         post: operations["approveContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/approval-challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start approving a contract with a passkey
+         * @description WebAuthn request options (`PublicKeyCredentialRequestOptionsJSON`) listing the caller's
+         *     passkeys, with a challenge open for 5 minutes bound to this contract and to its terms as
+         *     they are now (`terms_hash`, returned with the revision). Sign it with one of the passkeys
+         *     (`navigator.credentials.get`, or `@simplewebauthn/browser`'s `startAuthentication`) and send
+         *     the result as `passkey` in `POST /api/contracts/{id}/approve`: the approval is then by
+         *     `passkey`, and refused if the terms changed meanwhile. Only while the contract is
+         *     `pending_owner_approval` (`409 INVALID_STATE`), and only for an owner with a passkey
+         *     (`409 INVALID_STATE` otherwise). For the contract's parties (`404` for anyone else), in a
+         *     browser session. Takes no body.
+         */
+        post: operations["createApprovalChallenge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3027,7 +3135,7 @@ export interface components {
         /** @description Pass as `cursor` to get the next page; `null` on the last page. */
         NextCursor: string | null;
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "RECOMMENDATION_FAILED" | "RECOMMENDATION_UNAVAILABLE" | "RECOMMENDATION_TIMEOUT" | "INTERNAL";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "PASSKEY_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "PAYMENT_PROVIDER_ERROR" | "RECOMMENDATION_FAILED" | "RECOMMENDATION_UNAVAILABLE" | "RECOMMENDATION_TIMEOUT" | "INTERNAL";
         /** @description The envelope of every error response. */
         ErrorResponse: {
             error: components["schemas"]["ErrorDetail"];
@@ -3726,6 +3834,148 @@ export interface components {
             revision_count?: number;
             /** @description The contract's `terms_hash` when the owner reviewed its terms; a different current value is `409 INVALID_STATE` (the terms changed since). */
             terms_hash?: components["schemas"]["TermsHash"];
+            /**
+             * @description In a browser session, for an owner with a passkey: the signed answer to
+             *     `POST /api/contracts/{id}/approval-challenge`. Without it such an approval is
+             *     `403 PASSKEY_REQUIRED`; with an API key it is `400`.
+             */
+            passkey?: components["schemas"]["WebAuthnAssertion"];
+        };
+        /** @description One of the owner's passkeys (WebAuthn credentials); its public key stays on the server. */
+        Passkey: {
+            id: components["schemas"]["Uuid"];
+            /** @description What the owner called it. */
+            name: string;
+            /** @description How the browser reaches it, as the authenticator said at registration. */
+            transports: components["schemas"]["WebAuthnTransport"][];
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When it last approved a contract.
+             */
+            last_used_at: string | null;
+        };
+        PasskeyList: {
+            data: components["schemas"]["Passkey"][];
+        };
+        /** @enum {string} */
+        WebAuthnTransport: "ble" | "cable" | "hybrid" | "internal" | "nfc" | "smart-card" | "usb";
+        PasskeyRegistrationOptions: {
+            options: components["schemas"]["WebAuthnCreationOptions"];
+        };
+        /** @description WebAuthn creation options as JSON (W3C WebAuthn Level 3, `PublicKeyCredentialCreationOptionsJSON`), to pass as they are to the browser. */
+        WebAuthnCreationOptions: {
+            challenge: string;
+            rp: components["schemas"]["WebAuthnRelyingParty"];
+            user: components["schemas"]["WebAuthnUser"];
+            pubKeyCredParams: components["schemas"]["WebAuthnCredentialParameters"][];
+            /** Format: int32 */
+            timeout?: number;
+            excludeCredentials?: components["schemas"]["WebAuthnCredentialDescriptor"][];
+            authenticatorSelection?: components["schemas"]["WebAuthnAuthenticatorSelection"];
+            hints?: string[];
+            attestation?: string;
+            attestationFormats?: string[];
+            extensions?: components["schemas"]["WebAuthnExtensionInputs"];
+        };
+        /** @description WebAuthn request options as JSON (`PublicKeyCredentialRequestOptionsJSON`), to pass as they are to the browser. */
+        WebAuthnRequestOptions: {
+            challenge: string;
+            /** Format: int32 */
+            timeout?: number;
+            rpId?: string;
+            allowCredentials?: components["schemas"]["WebAuthnCredentialDescriptor"][];
+            userVerification?: string;
+            hints?: string[];
+            extensions?: components["schemas"]["WebAuthnExtensionInputs"];
+        };
+        WebAuthnRelyingParty: {
+            name: string;
+            id?: string;
+        };
+        WebAuthnUser: {
+            id: string;
+            name: string;
+            displayName: string;
+        };
+        WebAuthnCredentialParameters: {
+            /** Format: int32 */
+            alg: number;
+            /** @description `public-key` */
+            type: string;
+        };
+        WebAuthnCredentialDescriptor: {
+            id: string;
+            /** @description `public-key` */
+            type: string;
+            transports?: string[];
+        };
+        /** @enum {string} */
+        WebAuthnAttachment: "platform" | "cross-platform";
+        WebAuthnAuthenticatorSelection: {
+            authenticatorAttachment?: string;
+            requireResidentKey?: boolean;
+            residentKey?: string;
+            userVerification?: string;
+        };
+        WebAuthnExtensionInputs: {
+            credProps?: boolean;
+        };
+        ApprovalChallenge: {
+            options: components["schemas"]["WebAuthnRequestOptions"];
+            contract_id: components["schemas"]["Uuid"];
+            /** Format: int32 */
+            revision_count: number;
+            terms_hash: components["schemas"]["TermsHash"];
+        };
+        /** @description Bytes in base64url, without padding. */
+        Base64Url: string;
+        RegisterPasskeyRequest: {
+            /** @description What to call it (trimmed), e.g. the device. */
+            name: string;
+            credential: components["schemas"]["WebAuthnRegistration"];
+        };
+        /** @description A new passkey as the browser returns it (`RegistrationResponseJSON`). */
+        WebAuthnRegistration: {
+            id: components["schemas"]["Base64Url"];
+            rawId: components["schemas"]["Base64Url"];
+            /** @enum {string} */
+            type: "public-key";
+            authenticatorAttachment?: components["schemas"]["WebAuthnAttachment"];
+            clientExtensionResults: components["schemas"]["WebAuthnExtensionResults"];
+            response: components["schemas"]["WebAuthnAttestation"];
+        };
+        WebAuthnAttestation: {
+            clientDataJSON: components["schemas"]["Base64Url"];
+            attestationObject: components["schemas"]["Base64Url"];
+            authenticatorData?: components["schemas"]["Base64Url"];
+            publicKey?: components["schemas"]["Base64Url"];
+            /** Format: int32 */
+            publicKeyAlgorithm?: number;
+            transports?: components["schemas"]["WebAuthnTransport"][];
+        };
+        /** @description A passkey's signature of an approval challenge as the browser returns it (`AuthenticationResponseJSON`). */
+        WebAuthnAssertion: {
+            id: components["schemas"]["Base64Url"];
+            rawId: components["schemas"]["Base64Url"];
+            /** @enum {string} */
+            type: "public-key";
+            authenticatorAttachment?: components["schemas"]["WebAuthnAttachment"];
+            clientExtensionResults: components["schemas"]["WebAuthnExtensionResults"];
+            response: components["schemas"]["WebAuthnAssertionResponse"];
+        };
+        WebAuthnAssertionResponse: {
+            clientDataJSON: components["schemas"]["Base64Url"];
+            authenticatorData: components["schemas"]["Base64Url"];
+            signature: components["schemas"]["Base64Url"];
+            userHandle?: components["schemas"]["Base64Url"];
+        };
+        /** @description The client extensions' results; only `credProps` (which the options ask for) is taken. */
+        WebAuthnExtensionResults: {
+            credProps?: components["schemas"]["WebAuthnCredProps"];
+        };
+        WebAuthnCredProps: {
+            rk?: boolean;
         };
         /**
          * @description Whose word approves a contract for this owner. `keys_may_approve` (the default): an
@@ -5561,6 +5811,227 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's passkeys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0190a5c1-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *           "name": "Laptop",
+                     *           "transports": [
+                     *             "internal",
+                     *             "hybrid"
+                     *           ],
+                     *           "created_at": "2026-11-21T12:00:00.000Z",
+                     *           "last_used_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example register-passkey-7c1e0a42
+                 */
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Laptop",
+                 *       "credential": {
+                 *         "id": "3b7Q2kP9xR0e1mYcVnL4aw",
+                 *         "rawId": "3b7Q2kP9xR0e1mYcVnL4aw",
+                 *         "type": "public-key",
+                 *         "authenticatorAttachment": "platform",
+                 *         "clientExtensionResults": {
+                 *           "credProps": {
+                 *             "rk": true
+                 *           }
+                 *         },
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+                 *           "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVi",
+                 *           "transports": [
+                 *             "internal",
+                 *             "hybrid"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterPasskeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The passkey is registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190a5c1-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "name": "Laptop",
+                     *       "transports": [
+                     *         "internal",
+                     *         "hybrid"
+                     *       ],
+                     *       "created_at": "2026-11-21T12:00:00.000Z",
+                     *       "last_used_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createPasskeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example passkey-options-2d9f61b0
+                 */
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "challenge": "9Yx2cQ0bVnR4kT7wE1aZsA",
+                     *         "rp": {
+                     *           "name": "gigmarket",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "AZClsn1-f0-KGywtPl9qew",
+                     *           "name": "ada",
+                     *           "displayName": "Ada Lovelace"
+                     *         },
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "alg": -8,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -7,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -257,
+                     *             "type": "public-key"
+                     *           }
+                     *         ],
+                     *         "timeout": 60000,
+                     *         "attestation": "none",
+                     *         "excludeCredentials": [],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "preferred",
+                     *           "userVerification": "preferred",
+                     *           "requireResidentKey": false
+                     *         },
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         },
+                     *         "hints": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deletePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkey is removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
     };
@@ -7740,7 +8211,28 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description `PASSKEY_REQUIRED`: the owner registered a passkey, and this browser-session approval
+             *     carries none (see `POST .../approval-challenge`); nothing changed. `FORBIDDEN`: a
+             *     cookie-authenticated change from another site.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PASSKEY_REQUIRED",
+                     *         "message": "you registered a passkey, so approving needs it: POST /api/contracts/{id}/approval-challenge, then send the assertion as passkey",
+                     *         "issues": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7749,6 +8241,68 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             502: components["responses"]["PaymentProviderError"];
+        };
+    };
+    createApprovalChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: see "Retries" above.
+                 * @example approval-challenge-5e3a8c17
+                 */
+                "Idempotency-Key"?: components["schemas"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The contract's id. */
+                id: components["parameters"]["ContractIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options, and the terms they are bound to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "challenge": "kV3n8QeR2tYb0wZcX5aLpA",
+                     *         "timeout": 60000,
+                     *         "rpId": "localhost",
+                     *         "allowCredentials": [
+                     *           {
+                     *             "id": "3b7Q2kP9xR0e1mYcVnL4aw",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "userVerification": "preferred"
+                     *       },
+                     *       "contract_id": "0190a5b6-4d5e-7f6a-8b7c-8d9e0f1a2b3c",
+                     *       "revision_count": 0,
+                     *       "terms_hash": "b3ee0ed0cf67b9c30ed1bcbb067742e2d14d1169a55ca0f58e3963405c264b2b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApprovalChallenge"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
         };
     };
     listContractApprovals: {

@@ -1,17 +1,20 @@
 // approveContract through MCP for an owner whose approval_policy is owner_confirms: the tool never
 // asks the MCP client to say yes (a form's answer is no proof a human acted). It asks the API,
 // which records the request and answers 202 with the contract's page; a client with URL-mode
-// elicitation (MCP 2025-11-25) is asked to send the owner there, and the tool waits until the
-// owner has approved on that page, signed in, as the party the key belongs to (or the contract
-// moved on, or the wait ends). Without URL mode, the result is the API's 202: the link to give the owner.
+// elicitation is asked to send the owner there, and the tool waits until the owner has approved
+// on that page, signed in, as the party the key belongs to (or the contract moved on, or the wait
+// ends). Without URL mode, the result is the API's 202: the link to give the owner.
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type ApiRequest, type CallApi, toolResult } from './request.ts';
 
-/** How often the tool reads the contract while the owner is on the page. */
-const POLL_MS = 500;
+/**
+ * How often the tool reads the contract while the owner is on the page: each read spends from the
+ * key's rate limit, so a few a minute, and a refusal for the limit only delays the next.
+ */
+const POLL_MS = 2_000;
 
 interface Requested {
   contract_id: string;
@@ -78,6 +81,10 @@ export async function askOwnerToConfirm(context: OwnerConfirmsContext, request: 
   const read: ApiRequest = { method: 'GET', url: `/api/contracts/${encodeURIComponent(body.contract_id)}`, headers: {} };
   while (Date.now() < deadline && !extra.signal.aborted) {
     const now = await call(read);
+    if (now.status === 429) {
+      await sleep(POLL_MS * 5, extra.signal);
+      continue;
+    }
     if (now.status !== 200) return toolResult(now);
     const c = now.body as ContractState;
     const approvedAt = body.party_role === 'client' ? c.client_approved_at : c.worker_approved_at;

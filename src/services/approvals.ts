@@ -33,6 +33,8 @@ export function approvalMethodOf(actor: Actor): ApprovalMethod {
 
 /** What the owner saw when they said yes: the revision and the terms hash, each optional. */
 export interface SeenTerms {
+  /** The terms hash a verified passkey assertion was bound to (src/services/passkeys.ts): the approval is by passkey, on those terms. */
+  passkeyTermsHash?: string | undefined;
   revisionCount?: number | undefined;
   termsHash?: string | undefined;
 }

@@ -77,6 +77,11 @@ export async function planApproval(
         seen.termsHash,
       );
   }
+  let termsHash = seen.termsHash;
+  if (seen.passkeyTermsHash !== undefined) {
+    if (termsHash !== undefined) approvals.requireSeenTerms(seen.passkeyTermsHash, termsHash);
+    termsHash = seen.passkeyTermsHash;
+  }
   const signer = await receiptSigner(ctx.db);
   const otherApproved = role === 'client' ? before.workerApprovedAt : before.clientApprovedAt;
   let link: string | null | undefined;
@@ -88,8 +93,8 @@ export async function planApproval(
     contractId,
     role,
     revisionCount: seen.revisionCount,
-    termsHash: seen.termsHash,
-    method: approvals.approvalMethodOf(actor),
+    termsHash,
+    method: seen.passkeyTermsHash !== undefined ? 'passkey' : approvals.approvalMethodOf(actor),
     signer,
     link,
   };

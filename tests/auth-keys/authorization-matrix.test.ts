@@ -406,6 +406,7 @@ describe('the matrix itself', () => {
       webhookDelivery: 'webhook_deliveries',
       dispute: 'disputes',
       evidence: 'dispute_evidence',
+      passkey: 'passkeys',
     };
     for (const [kind, ids] of Object.entries(world.ids) as [keyof World['ids'], Record<string, string>][]) {
       for (const [variant, id] of Object.entries(ids)) {

@@ -40,8 +40,8 @@ export interface Dashboard {
 export const viewerContext = (browser: Browser) =>
   browser.newContext({ locale: 'en-US', timezoneId: TIME_ZONE, viewport: { width: 1200, height: 900 } });
 
-export async function openDashboard(env?: Record<string, string>): Promise<Dashboard> {
-  const [server, browser] = await Promise.all([startTestServer(env), launchBrowser()]);
+export async function openDashboard(env?: Record<string, string>, publicHost?: string): Promise<Dashboard> {
+  const [server, browser] = await Promise.all([startTestServer(env, publicHost), launchBrowser()]);
   const context = await viewerContext(browser);
   const page = await context.newPage();
   // As patient as expect.poll (vitest.config.ts): a loaded machine may take that long to settle a page.
@@ -61,11 +61,12 @@ export async function closeDashboard(dashboard: Dashboard | undefined): Promise<
 export function dashboardForFile(
   opened: (dashboard: Dashboard) => void,
   env: () => Promise<Record<string, string>> | Record<string, string> = () => ({}),
+  publicHost?: string,
 ): void {
   let dashboard: Dashboard | undefined;
   beforeAll(async () => {
     if (!browserRuns) return;
-    dashboard = await openDashboard(await env());
+    dashboard = await openDashboard(await env(), publicHost);
     opened(dashboard);
   }, 60_000);
   afterAll(() => closeDashboard(dashboard));

@@ -112,11 +112,15 @@ export async function freshServerDatabase(adminUrl: string, template?: string): 
   };
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * `publicHost`: the host name of PUBLIC_URL and of `url` (127.0.0.1 by default); `localhost` for a
+ * browser's WebAuthn, which takes a domain, not an address, as the relying party.
+ */
+export async function startTestServer(env: Record<string, string> = {}, publicHost = '127.0.0.1'): Promise<TestServer> {
   const serverDb = process.env.DATABASE_URL ? await migratedServerDatabase(process.env.DATABASE_URL) : undefined;
   // The port is chosen before start, so that PUBLIC_URL (OAuth callbacks, onboarding links) is right.
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${publicHost}:${port}`;
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',

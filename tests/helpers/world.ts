@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { insertDelivery, insertEndpoint } from '../../db/repositories/webhooks.ts';
-import { webhookEndpoints } from '../../db/schema.ts';
+import { passkeys, webhookEndpoints } from '../../db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
 import type { SpecOperation } from '../../src/spec.ts';
@@ -69,6 +69,8 @@ export interface WorldIds {
   webhook: { endpoint: string };
   /** A failed delivery attempt to that endpoint. */
   webhookDelivery: { failed: string };
+  /** A passkey of worker2's (stored as registered; worker2 has no approval left to make). */
+  passkey: { worker2: string };
 }
 
 /**
@@ -88,6 +90,7 @@ export const RESOURCE_OF_PARAMETER: Record<string, keyof WorldIds> = {
   'deliveries/{deliveryId}': 'webhookDelivery',
   'disputes/{id}': 'dispute',
   'evidence/{evidenceId}': 'evidence',
+  'passkeys/{id}': 'passkey',
 };
 
 /**
@@ -378,6 +381,16 @@ export async function buildWorld(server: TestServer): Promise<World> {
     responseExcerpt: 'boom',
     error: 'status: HTTP 500',
   });
+  // Inserted as registered: no browser makes it (tests/dashboard/dashboard-passkeys.test.ts does that).
+  const passkeyId = newId();
+  await server.db.insert(passkeys).values({
+    id: passkeyId,
+    userId: worker2.userId,
+    credentialId: `world-${passkeyId}`,
+    publicKey: 'AQID',
+    counter: 0,
+    name: 'World passkey',
+  });
 
   return {
     client,
@@ -419,6 +432,7 @@ export async function buildWorld(server: TestServer): Promise<World> {
         disputed: disputedMilestone,
       },
       notification: { client: inbox },
+      passkey: { worker2: passkeyId },
     },
   };
 }

@@ -136,9 +136,9 @@ describe('the characters of text (Unicode Cc, Cf, Zl, Zp)', () => {
   const kindOf = (schema: Record<string, any>) =>
     (Object.entries(TEXT_PATTERNS) as [TextKind, { pattern: string }][]).find(([, p]) => p.pattern === schema.pattern)?.[0];
 
-  /** Strings with a stricter rule of their own (an opaque token, a format, an ASCII pattern), not text. */
+  /** Strings with a stricter rule of their own (an opaque token, a format, an ASCII pattern such as base64url), not text. */
   const NOT_TEXT =
-    /(\.cursor|header\.Idempotency-Key|\.hosted_agent_id|\.terms_hash|\.reference_id|\.currency|\.portfolio_website_url|\.email|\.url|query\.sources\[\])$/;
+    /(\.cursor|header\.Idempotency-Key|\.hosted_agent_id|\.terms_hash|\.(?:credential|passkey)(?:\.response)?\.(?:id|rawId|clientDataJSON|attestationObject|authenticatorData|publicKey|signature|userHandle)|\.reference_id|\.currency|\.portfolio_website_url|\.email|\.url|query\.sources\[\])$/;
 
   it('states a rule for the characters of every string a request carries', () => {
     const missing = [...strings].filter(([where, s]) => !NOT_TEXT.test(where) && !kindOf(s)).map(([where]) => where);

@@ -14,6 +14,7 @@ export const keys = {
   profile: (id: string) => ['profile', id] as const,
   unread: ['notifications', 'unread'] as const,
   apiKeys: ['api-keys'] as const,
+  passkeys: ['passkeys'] as const,
 };
 
 export const reviewKeys = {
@@ -83,6 +84,11 @@ export function useContract(id: string) {
     // not behind their back when the window regains focus.
     refetchOnWindowFocus: false,
   });
+}
+
+/** The owner's passkeys: once there is one, approving a contract needs it. */
+export function usePasskeys() {
+  return useQuery({ queryKey: keys.passkeys, queryFn: async () => (await unwrap(api.GET('/api/passkeys'))).data });
 }
 
 /** The gig's title for a contract row (gigs are read once and kept). */

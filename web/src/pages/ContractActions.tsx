@@ -6,7 +6,8 @@ import { useId, useState } from 'react';
 import { api, unwrap, type Contract } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorMessage } from '../components/States.tsx';
-import { keys } from '../queries.ts';
+import { startAuthentication } from '@simplewebauthn/browser';
+import { keys, usePasskeys } from '../queries.ts';
 
 const REVISABLE = ['pending_owner_approval', 'pending_freelancer_kyc'];
 const CANCELLABLE = ['pending_owner_approval', 'pending_freelancer_kyc', 'negotiation'];
@@ -50,14 +51,22 @@ export function ContractActions({ contract: c, role }: { contract: Contract; rol
 function Approve({ contract: c, onConnectUrl }: { contract: Contract; onConnectUrl: (url: string | null) => void }) {
   const changed = useContractChanged(c.id);
   const queryClient = useQueryClient();
+  const passkeys = usePasskeys();
   const approve = useMutation({
-    mutationFn: (shown: Pick<Contract, 'revision_count' | 'terms_hash'>) =>
-      unwrap(
+    mutationFn: async (shown: Pick<Contract, 'revision_count' | 'terms_hash'>) => {
+      // With a passkey registered, the approval is signed with it: a challenge bound to these terms.
+      let passkey: Awaited<ReturnType<typeof startAuthentication>> | undefined;
+      if ((passkeys.data ?? []).length > 0) {
+        const challenge = await unwrap(api.POST('/api/contracts/{id}/approval-challenge', { params: { path: { id: c.id } } }));
+        passkey = await startAuthentication({ optionsJSON: challenge.options as never });
+      }
+      return unwrap(
         api.POST('/api/contracts/{id}/approve', {
           params: { path: { id: c.id } },
-          body: { revision_count: shown.revision_count, terms_hash: shown.terms_hash },
+          body: { revision_count: shown.revision_count, terms_hash: shown.terms_hash, ...(passkey ? { passkey: passkey as never } : {}) },
         }),
-      ),
+      );
+    },
     onSuccess: (result) => {
       // A signed-in owner's approval is never the 202 of a key that must ask: this is the approval.
       if (!('contract' in result)) return changed();
@@ -73,6 +82,7 @@ function Approve({ contract: c, onConnectUrl }: { contract: Contract; onConnectU
         Approving binds you to the terms above, <strong>revision {c.revision_count}</strong> (terms hash{' '}
         <code title={c.terms_hash}>{c.terms_hash.slice(0, 12)}…</code>). If they change before your approval arrives, it is refused and
         nothing is recorded. You get a signed receipt of your approval.
+        {(passkeys.data ?? []).length > 0 && ' Your passkey confirms it.'}
       </p>
       <button type="button" className="primary" disabled={approve.isPending} onClick={() => approve.mutate(c)}>
         {approve.isPending ? 'Approving…' : `Approve these terms (revision ${c.revision_count})`}

@@ -4,6 +4,7 @@ import type { Me } from '../api.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { ApprovalPolicy } from './ApprovalPolicy.tsx';
 import { DeleteAccount } from './DeleteAccount.tsx';
+import { Passkeys } from './Passkeys.tsx';
 import { ProfileForm } from './ProfileForm.tsx';
 import { PublicProfile } from './PublicProfile.tsx';
 import { Resume } from './Resume.tsx';
@@ -27,6 +28,7 @@ export function Profile({ me }: { me: Me }) {
         <ProfileForm me={me} />
       </section>
       <ApprovalPolicy me={me} />
+      <Passkeys />
       <Resume me={me} />
       <PublicProfile userId={me.user_id} />
       <DeleteAccount />
