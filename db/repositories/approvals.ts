@@ -23,6 +23,15 @@ export async function listApprovalsForParty(db: Executor, userId: string, contra
   return rows.map((r) => r.approval);
 }
 
+/** A contract's approvals, oldest first, for a caller that has checked the contract is theirs to read (a dispute's facts). */
+export function listApprovalsOfContract(db: Executor, contractId: string): Promise<ContractApprovalRow[]> {
+  return db
+    .select()
+    .from(contractApprovals)
+    .where(eq(contractApprovals.contractId, contractId))
+    .orderBy(asc(contractApprovals.approvedAt), asc(contractApprovals.id));
+}
+
 /** The key that signs new receipts, if one was made. */
 export async function activeSigningKey(db: Executor): Promise<SigningKeyRow | undefined> {
   const [row] = await db.select().from(receiptSigningKeys).where(isNull(receiptSigningKeys.retiredAt)).limit(1);

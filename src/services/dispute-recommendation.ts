@@ -19,14 +19,17 @@ import { partyDispute } from './disputes.ts';
 import { disputeEvent } from './events.ts';
 import { idAt } from '../ids.ts';
 import { callNow, type Outside } from '../outside.ts';
+import { listApprovalsOfContract } from '../../db/repositories/approvals.ts';
+import { contractTermsHash } from './approvals.ts';
 
 /** Everything the model is told about this dispute (before redaction), from the database. */
 async function factsOf(ctx: Pick<Context, 'db'>, contract: ContractRow, dispute: DisputeRow): Promise<RecommendationFacts> {
-  const [gig, rounds, milestones, evidence] = await Promise.all([
+  const [gig, rounds, milestones, evidence, approvals] = await Promise.all([
     repo.gigText(ctx.db, contract.gigId),
     listRounds(ctx.db, [contract.negotiationId]),
     contractsRepo.listMilestones(ctx.db, [contract.id]),
     repo.listEvidence(ctx.db, dispute.id),
+    listApprovalsOfContract(ctx.db, contract.id),
   ]);
   return {
     gig: { title: gig?.title ?? '', description: gig?.description ?? '' },
@@ -36,7 +39,15 @@ async function factsOf(ctx: Pick<Context, 'db'>, contract: ContractRow, dispute:
       hours_per_week: contract.hoursPerWeek,
       start_date: contract.startDate,
       payout_delay_days: contract.payoutDelayDays,
+      terms_hash: contractTermsHash(contract, milestones),
     },
+    approvals: approvals.map((a) => ({
+      party_role: a.partyRole,
+      revision_count: a.revisionCount,
+      terms_hash: a.termsHash,
+      method: a.method,
+      approved_at: a.approvedAt.toISOString(),
+    })),
     rounds: rounds.map((r) => ({
       number: r.number,
       proposed_by: r.proposerRole,

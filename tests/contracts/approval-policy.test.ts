@@ -152,6 +152,32 @@ describe('under owner_confirms', () => {
     expect(await requestedEvents(contract.id)).toEqual([]);
   });
 
+  it('a revise voids the pending request: its terms are refused, and a new request names the new revision', async () => {
+    const { client, worker, session } = await confirmingClient();
+    const { contract, negotiation } = await pendingContract(client, worker);
+    expect((await approveByKey(client, contract.id)).response.status).toBe(202);
+    // The worker revises and both agree again: revision 1, other terms.
+    expect(
+      (await worker.api.POST('/api/contracts/{id}/revise', { params: { path: { id: contract.id } }, body: { notes: 'More.' } })).response
+        .status,
+    ).toBe(200);
+    const round = await client.api.POST('/api/negotiations/{id}/rounds', {
+      params: { path: { id: negotiation.id } },
+      body: { rate_cents: 9000, hours_per_week: 12, payout_delay_days: 3, milestones: [{ title: 'All of it', amount_cents: 12_000 }] },
+    });
+    expect(round.response.status).toBe(201);
+    expect((await worker.api.POST('/api/negotiations/{id}/agree', { params: { path: { id: negotiation.id } } })).response.status).toBe(200);
+    // The owner, on a page still showing the requested terms, is refused: nothing is approved.
+    const stale = await approveByKey(session, contract.id, { revision_count: 0, terms_hash: contract.terms_hash });
+    expectError(stale, 409, 'INVALID_STATE', /revised since revision_count 0/);
+    expect(await approvalRows(contract.id)).toEqual([]);
+    // The agent asks again: a request for revision 1, and the owner is told again.
+    const asked = await approveByKey(client, contract.id);
+    expect(asked.data).toMatchObject({ revision_count: 1 });
+    expect((await requestRows(contract.id)).map((r) => r.revisionCount).sort()).toEqual([0, 1]);
+    expect(await requestedEvents(contract.id)).toHaveLength(2);
+  });
+
   it('with an Idempotency-Key, a retry replays the 202', async () => {
     const { client, worker } = await confirmingClient();
     const { contract } = await pendingContract(client, worker);

@@ -41,6 +41,8 @@ describe.skipIf(!browserRuns)(suiteTitle('the owners dashboard: the owner confir
         // The owner opens the link in their browser, reads the terms and approves.
         await page.goto(url);
         await page.getByTestId('terms').getByText('$80.00 per hour').waitFor();
+        // The other party's text is a quotation on the page, as text, never markup.
+        await page.locator('q.quoted', { hasText: 'Logo "final" <b>v2</b>' }).waitFor();
         await checkPage(page, 'contract-owner-confirms');
         await page.getByRole('button', { name: 'Approve these terms (revision 0)' }).click();
         await page.getByText("You approved this contract; it waits for the other owner's approval.").waitFor();

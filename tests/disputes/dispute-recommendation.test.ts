@@ -87,7 +87,7 @@ describe('POST /api/disputes/{id}/recommendation', () => {
     expect(chat.requests.length).toBe(before + 1);
   });
 
-  it('sends the terms, rounds, milestones, dispute and evidence, with no people, contact details or secrets', async () => {
+  it('sends the terms, the approvals of them, rounds, milestones, dispute and evidence, with no people, contact details or secrets', async () => {
     const { worker, contract, id, statement, file } = await responded();
     await recommend(client, id);
     const sent = chat.requests.at(-1)!;
@@ -96,7 +96,12 @@ describe('POST /api/disputes/{id}/recommendation', () => {
     expect(sent.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'dispute_recommendation', strict: true } });
     expect(sent.facts).toMatchObject({
       gig: { title: 'Build a Rust CLI' },
-      contract: { currency: 'USD', rate_cents: 8000, hours_per_week: 10, payout_delay_days: 3 },
+      contract: { currency: 'USD', rate_cents: 8000, hours_per_week: 10, payout_delay_days: 3, terms_hash: contract.terms_hash },
+      // The owners' approvals cite the exact terms (their receipts' hashes), with no one's id.
+      approvals: [
+        { party_role: 'client', revision_count: 0, terms_hash: contract.terms_hash, method: 'api_key', approved_at: expect.any(String) },
+        { party_role: 'worker', revision_count: 0, terms_hash: contract.terms_hash, method: 'api_key', approved_at: expect.any(String) },
+      ],
       rounds: [{ number: 1, proposed_by: 'client', milestones: [{ title: 'Parser', amount_cents: 5_000 }, { title: 'Docs' }] }],
       milestones: [
         { id: contract.milestones[0]!.id, status: 'funded', disputed: true },

@@ -1,5 +1,6 @@
 // The exact terms an approval confirms: rate, hours per week, start date, payout delay, the
-// approval deadline and the notes of the latest revise (milestones are their own table).
+// approval deadline and the notes of the latest revise (milestones are their own table). What a
+// party wrote (notes, milestone titles) is shown as a quotation, isolated from the page's text.
 import type { Contract } from '../api.ts';
 import { Time } from '../components/States.tsx';
 import { day, money, timeLeft, totalCents, when } from '../format.ts';
@@ -47,7 +48,9 @@ export function ContractTerms({ contract: c }: { contract: Contract }) {
       {c.revision_notes && (
         <div className="notes">
           <h3>Notes of the latest revise</h3>
-          <p>{c.revision_notes}</p>
+          <blockquote className="quoted" dir="auto">
+            {c.revision_notes}
+          </blockquote>
         </div>
       )}
     </section>

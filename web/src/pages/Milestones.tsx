@@ -30,7 +30,12 @@ export function Milestones({ contract: c, role }: { contract: Contract; role: 'c
             {c.milestones.map((m) => (
               <tr key={m.id}>
                 <td>{m.position}</td>
-                <th scope="row">{m.title}</th>
+                <th scope="row">
+                  {/* Written by a party: quoted, and isolated so its characters cannot reorder what is around it. */}
+                  <q className="quoted" dir="auto">
+                    {m.title}
+                  </q>
+                </th>
                 <td>
                   {money(m.amount_cents, m.currency)}
                   {m.refunded_cents > 0 && <div className="muted">{money(m.refunded_cents, m.currency)} refunded</div>}
