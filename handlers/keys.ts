@@ -24,8 +24,12 @@ export function keyHandlers(): Handlers<KeyOperations> {
     },
 
     async createApiKey(request, reply, { ctx }) {
-      const { name, hosted_agent_id } = request.body;
-      const key = await issueApiKey(ctx, actorOf(request), { name, hostedAgentId: hosted_agent_id ?? null });
+      const { name, hosted_agent_id, may_approve } = request.body;
+      const key = await issueApiKey(ctx, actorOf(request), {
+        name,
+        hostedAgentId: hosted_agent_id ?? null,
+        mayApprove: may_approve ?? true,
+      });
       reply.code(201);
       return newKeyView(key);
     },

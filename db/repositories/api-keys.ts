@@ -23,11 +23,17 @@ export async function countActiveKeys(db: Executor, userId: string): Promise<num
   return row?.n ?? 0;
 }
 
+/** Whether the key may approve contracts for its owner (an unknown key may not). */
+export async function keyMayApprove(db: Executor, keyId: string): Promise<boolean> {
+  const [row] = await db.select({ mayApprove: apiKeys.mayApprove }).from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1);
+  return row?.mayApprove ?? false;
+}
+
 /** Stores a key; the caller made its id and secret and passes only the secret's hash and display prefix. */
 export async function insertApiKey(
   db: Executor,
   userId: string,
-  input: { id: string; name: string; hostedAgentId: string | null; keyHash: string; keyPrefix: string },
+  input: { id: string; name: string; hostedAgentId: string | null; mayApprove: boolean; keyHash: string; keyPrefix: string },
 ) {
   const [row] = await db
     .insert(apiKeys)

@@ -1,6 +1,6 @@
 // People, their sessions, keys and vouches.
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, oneOf, updatedAt } from './columns.ts';
 import { APPROVAL_POLICIES, WEBAUTHN_PURPOSES, WEBAUTHN_TRANSPORTS } from './column-values.ts';
 
@@ -67,6 +67,8 @@ export const apiKeys = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     hostedAgentId: text('hosted_agent_id'),
+    /** False: this key's approval only asks its owner (as under owner_confirms), whatever the owner's policy. */
+    mayApprove: boolean('may_approve').notNull().default(true),
     keyHash: text('key_hash').notNull(),
     keyPrefix: text('key_prefix').notNull(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),

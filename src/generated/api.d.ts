@@ -3158,6 +3158,8 @@ export interface components {
             name: string;
             /** @description The hosted agent this key is bound to, if any. */
             hosted_agent_id: string | null;
+            /** @description Whether this key's approval of a contract counts as its owner's (under `approval_policy` `keys_may_approve`); `false`, it only asks the owner (`202`), as every key does under `owner_confirms`. */
+            may_approve: boolean;
             /**
              * @description The first characters of the key, to recognise it (`gm_live_` and 6 more).
              * @example gm_live_4fQ2xZ
@@ -3185,6 +3187,7 @@ export interface components {
             id: components["schemas"]["Uuid"];
             name: string;
             hosted_agent_id: string | null;
+            may_approve: boolean;
             /** @example gm_live_4fQ2xZ */
             prefix: string;
             created_at: components["schemas"]["Timestamp"];
@@ -3204,6 +3207,12 @@ export interface components {
             name: string;
             /** @description The hosted agent that will use this key, if any. */
             hosted_agent_id?: string | null;
+            /**
+             * @description `false`: this key may never approve a contract for you; its approval only asks you to
+             *     confirm (`202 owner_confirmation_required`), whatever your `approval_policy`. Left out:
+             *     `true`. Kept by a rotation.
+             */
+            may_approve?: boolean;
         };
         /** @description A user who vouched for this one. */
         ProfileVoucher: {
@@ -6094,6 +6103,7 @@ export interface operations {
                      *           "id": "0190a5b2-8d4e-7f5a-9b2c-3d4e5f6a7b8c",
                      *           "name": "research agent",
                      *           "hosted_agent_id": "agent-7",
+                     *           "may_approve": true,
                      *           "prefix": "gm_live_4fQ2xZ",
                      *           "created_at": "2026-11-21T12:00:00.000Z",
                      *           "last_used_at": "2026-11-21T12:30:00.000Z",
@@ -6149,6 +6159,7 @@ export interface operations {
                      *       "id": "0190a5b2-8d4e-7f5a-9b2c-3d4e5f6a7b8c",
                      *       "name": "research agent",
                      *       "hosted_agent_id": "agent-7",
+                     *       "may_approve": true,
                      *       "prefix": "gm_live_4fQ2xZ",
                      *       "created_at": "2026-11-21T12:00:00.000Z",
                      *       "last_used_at": null,
@@ -6220,6 +6231,7 @@ export interface operations {
                      *       "id": "0190a5b2-8d4e-7f5a-9b2c-3d4e5f6a7b8c",
                      *       "name": "research agent",
                      *       "hosted_agent_id": "agent-7",
+                     *       "may_approve": true,
                      *       "prefix": "gm_live_4fQ2xZ",
                      *       "created_at": "2026-11-21T12:00:00.000Z",
                      *       "last_used_at": "2026-11-21T12:30:00.000Z",
@@ -6271,6 +6283,7 @@ export interface operations {
                      *       "id": "0190a5c0-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
                      *       "name": "research agent",
                      *       "hosted_agent_id": "agent-7",
+                     *       "may_approve": true,
                      *       "prefix": "gm_live_9TkW2q",
                      *       "created_at": "2026-11-22T09:00:00.000Z",
                      *       "last_used_at": null,

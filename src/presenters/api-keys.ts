@@ -8,6 +8,7 @@ export function presentApiKey(row: ApiKeyRow) {
     id: row.id,
     name: row.name,
     hosted_agent_id: row.hostedAgentId,
+    may_approve: row.mayApprove,
     prefix: row.keyPrefix,
     created_at: isoTimestamp(row.createdAt),
     last_used_at: isoTimestampOrNull(row.lastUsedAt),

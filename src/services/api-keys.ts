@@ -24,12 +24,17 @@ type Db = Pick<Context, 'db'>;
 type WithKeyCache = Db & Partial<Pick<Context, 'apiKeys'>>;
 
 /** Stores a new key (the secret made here); returns the row and the secret, the only time it exists in clear. */
-async function storeNewKey(tx: Executor, userId: string, input: { id?: string; name: string; hostedAgentId?: string | null }) {
+async function storeNewKey(
+  tx: Executor,
+  userId: string,
+  input: { id?: string; name: string; hostedAgentId?: string | null; mayApprove?: boolean },
+) {
   const key = newApiKey();
   const row = await insertApiKey(tx, userId, {
     id: input.id ?? newId(),
     name: input.name,
     hostedAgentId: input.hostedAgentId ?? null,
+    mayApprove: input.mayApprove ?? true,
     keyHash: key.hash,
     keyPrefix: key.displayPrefix,
   });
@@ -43,13 +48,17 @@ async function storeNewKey(tx: Executor, userId: string, input: { id?: string; n
 export const MAX_ACTIVE_KEYS_PER_USER = 10;
 
 /** Creates a key for the user; returns the row and the secret. CONFLICT at the cap (a rotation needs no room). */
-export async function issueApiKey(ctx: Db, actor: Actor, input: { name: string; hostedAgentId?: string | null }) {
+export async function issueApiKey(ctx: Db, actor: Actor, input: { name: string; hostedAgentId?: string | null; mayApprove?: boolean }) {
   return ctx.db.transaction(async (tx) => {
     await lockUserForKeys(tx, actor.userId);
     if ((await countActiveKeys(tx, actor.userId)) >= MAX_ACTIVE_KEYS_PER_USER) {
       throw conflict(`you have ${MAX_ACTIVE_KEYS_PER_USER} active API keys, the most allowed; revoke one first`);
     }
-    const key = await storeNewKey(tx, actor.userId, { name: input.name.trim(), hostedAgentId: input.hostedAgentId });
+    const key = await storeNewKey(tx, actor.userId, {
+      name: input.name.trim(),
+      hostedAgentId: input.hostedAgentId,
+      mayApprove: input.mayApprove,
+    });
     await apiKeyEvent(tx, 'api_key.created', key.row, actor);
     return key;
   });
@@ -106,7 +115,12 @@ export async function rotateUserApiKey(ctx: WithKeyCache, actor: Actor, id: stri
     const replacementId = newId();
     const old = await revokeApiKey(tx, actor.userId, id, replacementId);
     if (!old) return undefined;
-    const key = await storeNewKey(tx, actor.userId, { id: replacementId, name: old.name, hostedAgentId: old.hostedAgentId });
+    const key = await storeNewKey(tx, actor.userId, {
+      id: replacementId,
+      name: old.name,
+      hostedAgentId: old.hostedAgentId,
+      mayApprove: old.mayApprove,
+    });
     await apiKeyEvent(tx, 'api_key.rotated', old, actor);
     return key;
   });

@@ -6,19 +6,19 @@ import type { Actor } from '../actor.ts';
 import type { Context } from '../context.ts';
 import type { Executor } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
-import * as usersRepo from '../../db/repositories/users.ts';
 import type { ApprovalPolicy } from '../../db/schema/column-values.ts';
 import { ApiError, conflict, forbidden, notFound } from '../errors.ts';
 import { roleOf } from '../domain/parties.ts';
 import { contractEvent } from './events.ts';
 import { dashboardContractUrl } from '../dashboard/links.ts';
+import { keysMayApprove } from './contracts.ts';
 import { approvalMethodOf, contractTermsHash, requireSeenRevision, requireSeenTerms, type SeenTerms } from './approvals.ts';
 import { move } from './contracts.ts';
 
-/** Whether this actor's approval only asks its owner: a key, of an owner whose policy is owner_confirms. */
-export async function ownerMustConfirm(db: Executor, actor: Actor, lock = false): Promise<boolean> {
+/** Whether this actor's approval only asks its owner: a key that may not approve, or any key of an owner whose policy is owner_confirms. */
+export async function ownerMustConfirm(db: Executor, actor: Actor): Promise<boolean> {
   if (approvalMethodOf(actor) !== 'api_key') return false;
-  return (await usersRepo.approvalPolicyOf(db, actor.userId, lock)) === 'owner_confirms';
+  return !(await keysMayApprove(db, actor));
 }
 
 /** A change of policy: by the owner in a signed-in session (or the operator's CLI), never by a key. */

@@ -8,6 +8,7 @@ import type { ContractRow } from '../../db/repositories/contracts.ts';
 import * as negotiationsRepo from '../../db/repositories/negotiations.ts';
 import * as accountsRepo from '../../db/repositories/payment-accounts.ts';
 import * as usersRepo from '../../db/repositories/users.ts';
+import * as apiKeysRepo from '../../db/repositories/api-keys.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import { transition } from '../domain/state-machine.ts';
 import { contractTransitions, type ContractAction, type ContractStatus } from '../domain/contract.ts';
@@ -100,6 +101,15 @@ export async function planApproval(
   };
 }
 
+/**
+ * Whether the actor's key may approve for its owner: the key allows it (may_approve) and the owner's
+ * policy is keys_may_approve. `lock` holds the owner's row (FOR SHARE) until the caller commits.
+ */
+export async function keysMayApprove(db: Executor, actor: Actor, lock = false): Promise<boolean> {
+  if (actor.apiKeyId !== null && !(await apiKeysRepo.keyMayApprove(db, actor.apiKeyId))) return false;
+  return (await usersRepo.approvalPolicyOf(db, actor.userId, lock)) !== 'owner_confirms';
+}
+
 /** The owner chose owner_confirms after this key's approval was planned: it becomes a request instead. */
 export class ApprovalNeedsOwner extends Error {
   constructor() {
@@ -139,8 +149,7 @@ export async function approve(ctx: Context, actor: Actor, plan: ApprovalPlan) {
     const contract = await contractsRepo.lockContractForParty(tx, actor.userId, contractId);
     if (!contract) throw notFound('contract');
     // Held until commit: the owner's change of policy waits for this approval, or this one sees it.
-    if (plan.method === 'api_key' && (await usersRepo.approvalPolicyOf(tx, actor.userId, true)) === 'owner_confirms')
-      throw new ApprovalNeedsOwner();
+    if (plan.method === 'api_key' && !(await keysMayApprove(tx, actor, true))) throw new ApprovalNeedsOwner();
     const step = move(contract, 'approve');
     approvals.requireSeenRevision(contract, plan.revisionCount);
     if (contract.approvalDeadline && contract.approvalDeadline.getTime() <= Date.now()) {

@@ -292,6 +292,34 @@ describe('under owner_confirms', () => {
   });
 });
 
+describe('a key that may not approve (may_approve: false)', () => {
+  it('only asks, whatever the policy; the owner’s other keys still approve; a rotation keeps it', async () => {
+    const client = await server.user('Two Keys Client');
+    const worker = await server.user('Worker');
+    const session = await signInDev(server, { userId: client.userId });
+    const made = await session.api.POST('/api/keys', { body: { name: 'asks only', may_approve: false } });
+    expect(made.response.status).toBe(201);
+    expect(made.data).toMatchObject({ name: 'asks only', may_approve: false });
+    const asking = { api: server.client(made.data!.key) };
+    const { contract } = await pendingContract(client, worker);
+
+    const asked = await approveByKey(asking, contract.id);
+    expect(asked.response.status).toBe(202);
+    expect(asked.data).toMatchObject({ status: 'owner_confirmation_required', party_role: 'client' });
+    expect(await approvalRows(contract.id)).toEqual([]);
+    expect(await requestRows(contract.id)).toMatchObject([{ apiKeyId: made.data!.id }]);
+    // The owner's policy is the default: their first key approves.
+    const approved = asApproval(await approveByKey(client, contract.id));
+    expect(approved.data!.contract.client_approval_method).toBe('api_key');
+
+    const rotated = await session.api.POST('/api/keys/{id}/rotate', { params: { path: { id: made.data!.id } } });
+    expect(rotated.data).toMatchObject({ may_approve: false });
+    const listed = await session.api.GET('/api/keys');
+    expect(listed.data!.data.find((k) => k.id === rotated.data!.id)).toMatchObject({ may_approve: false });
+    expect(listed.data!.data.find((k) => k.id === client.apiKeyId)).toMatchObject({ may_approve: true });
+  });
+});
+
 describe('a change of policy racing a key’s approval', () => {
   it('has exactly one outcome each time: an approval by key, or a request, never both', async () => {
     for (let i = 0; i < 4; i++) {

@@ -37,6 +37,7 @@ export function Keys() {
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
                 <th scope="col">Agent</th>
+                <th scope="col">Approves</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Status</th>
@@ -61,11 +62,14 @@ function CreateKey({ onCreated }: { onCreated: (name: string, key: string) => vo
   const agentId = useId();
   const [name, setName] = useState('');
   const [agent, setAgent] = useState('');
+  const [mayApprove, setMayApprove] = useState(true);
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/keys', { body: { name: name.trim(), hosted_agent_id: agent.trim() || null } })),
+    mutationFn: () =>
+      unwrap(api.POST('/api/keys', { body: { name: name.trim(), hosted_agent_id: agent.trim() || null, may_approve: mayApprove } })),
     onSuccess: (created) => {
       setName('');
       setAgent('');
+      setMayApprove(true);
       onCreated(created.name, created.key);
       void queryClient.invalidateQueries({ queryKey: keys.apiKeys });
     },
@@ -96,6 +100,10 @@ function CreateKey({ onCreated }: { onCreated: (name: string, key: string) => vo
           <input id={agentId} maxLength={128} value={agent} onChange={(e) => setAgent(e.target.value)} />
         </div>
       </div>
+      <label className="choice">
+        <input type="checkbox" checked={mayApprove} onChange={(e) => setMayApprove(e.target.checked)} /> This key may approve contracts for
+        me (unchecked: it can only ask me; under “Only I approve” no key approves)
+      </label>
       <button type="submit" className="primary" disabled={create.isPending || !name.trim()}>
         {create.isPending ? 'Creating…' : 'Create key'}
       </button>
@@ -124,6 +132,7 @@ function KeyRow({ apiKey: k, onRotated }: { apiKey: ApiKey; onRotated: (name: st
         <code>{k.prefix}…</code>
       </td>
       <td>{k.hosted_agent_id ?? '—'}</td>
+      <td>{k.may_approve ? 'Yes' : 'Only asks'}</td>
       <td>
         <Time iso={k.created_at} format={when} />
       </td>

@@ -1,0 +1,1 @@
+ALTER TABLE "api_keys" ADD COLUMN "may_approve" boolean DEFAULT true NOT NULL;
