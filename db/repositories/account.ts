@@ -10,8 +10,10 @@ import {
   negotiations,
   notificationMessages,
   notificationPreferences,
+  passkeys,
   sessions,
   users,
+  webauthnChallenges,
   webhookEndpoints,
 } from '../schema.ts';
 import type { Executor } from '../client.ts';
@@ -96,6 +98,8 @@ export async function deletePrivateRows(db: Executor, userId: string): Promise<v
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.userId, userId));
   await db.delete(notificationMessages).where(eq(notificationMessages.userId, userId));
   await db.delete(notificationPreferences).where(eq(notificationPreferences.userId, userId));
+  await db.delete(passkeys).where(eq(passkeys.userId, userId));
+  await db.delete(webauthnChallenges).where(eq(webauthnChallenges.userId, userId));
 }
 
 /** The profile becomes a placeholder: the name others see is replaced, everything personal erased. */

@@ -59,6 +59,19 @@ async function takeOpenChallenge(ctx: Ctx, actor: Actor, clientDataJSON: string,
   return taken;
 }
 
+/** A WebAuthn verification's result when it verified; otherwise VALIDATION_FAILED at `path`, with the library's reason. */
+async function verifiedOr400<T extends { verified: boolean }>(
+  path: string,
+  failure: string,
+  verification: Promise<T>,
+): Promise<T & { verified: true }> {
+  const result = await verification.catch((err: unknown) => {
+    throw validationFailed(path, `${failure}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  if (!result.verified) throw validationFailed(path, failure);
+  return result as T & { verified: true };
+}
+
 export async function registrationOptions(ctx: Ctx, actor: Actor) {
   const user = await getUser(ctx.db, actor.userId);
   if (!user) throw notFound('user');
@@ -80,16 +93,17 @@ export async function registrationOptions(ctx: Ctx, actor: Actor) {
 export async function registerPasskey(ctx: Ctx, actor: Actor, name: string, credential: RegistrationResponseJSON) {
   const taken = await takeOpenChallenge(ctx, actor, credential.response.clientDataJSON, 'body.credential', 'register');
   const rp = relyingParty(ctx);
-  const verification = await verifyRegistrationResponse({
-    response: credential,
-    expectedChallenge: taken.challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    requireUserVerification: false,
-  }).catch((err: unknown) => {
-    throw validationFailed('body.credential', `the passkey could not be verified: ${err instanceof Error ? err.message : String(err)}`);
-  });
-  if (!verification.verified) throw validationFailed('body.credential', 'the passkey could not be verified');
+  const verification = await verifiedOr400(
+    'body.credential',
+    'the passkey could not be verified',
+    verifyRegistrationResponse({
+      response: credential,
+      expectedChallenge: taken.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: false,
+    }),
+  );
   const { credential: made } = verification.registrationInfo;
   const row = await repo.insertPasskey(ctx.db, {
     id: newId(),
@@ -170,25 +184,23 @@ export async function checkApprovalPasskey(
   const key = await repo.getPasskeyByCredential(ctx.db, actor.userId, assertion.id);
   if (!key) throw validationFailed('body.passkey', 'not one of your passkeys');
   const rp = relyingParty(ctx);
-  const verification = await verifyAuthenticationResponse({
-    response: assertion,
-    expectedChallenge: taken.challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    credential: {
-      id: key.credentialId,
-      publicKey: Buffer.from(key.publicKey, 'base64url'),
-      counter: key.counter,
-      transports: key.transports,
-    },
-    requireUserVerification: false,
-  }).catch((err: unknown) => {
-    throw validationFailed(
-      'body.passkey',
-      `the passkey's signature could not be verified: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  });
-  if (!verification.verified) throw validationFailed('body.passkey', "the passkey's signature could not be verified");
+  const verification = await verifiedOr400(
+    'body.passkey',
+    "the passkey's signature could not be verified",
+    verifyAuthenticationResponse({
+      response: assertion,
+      expectedChallenge: taken.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: {
+        id: key.credentialId,
+        publicKey: Buffer.from(key.publicKey, 'base64url'),
+        counter: key.counter,
+        transports: key.transports,
+      },
+      requireUserVerification: false,
+    }),
+  );
   await repo.recordPasskeyUse(ctx.db, key.id, verification.authenticationInfo.newCounter);
   return taken.termsHash ?? undefined;
 }

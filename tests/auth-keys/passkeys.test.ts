@@ -104,6 +104,19 @@ describe('managing passkeys', () => {
   });
 });
 
+describe('a deleted account', () => {
+  it('takes its passkeys and open challenges with it', async () => {
+    const leaving = await server.user('Leaving Owner');
+    await storedPasskey(leaving.userId);
+    const leavingSession = await signInDev(server, { userId: leaving.userId });
+    expect((await leavingSession.api.POST('/api/passkeys/registration-options')).response.status).toBe(200);
+    const deleted = await leavingSession.api.POST('/api/profile/me/delete', { body: { confirm: 'delete my account' } });
+    expect(deleted.response.status).toBe(200);
+    expect(await server.db.select().from(passkeys).where(eq(passkeys.userId, leaving.userId))).toEqual([]);
+    expect(await server.db.select().from(webauthnChallenges).where(eq(webauthnChallenges.userId, leaving.userId))).toEqual([]);
+  });
+});
+
 describe('approving with a passkey', () => {
   it('an owner without one approves signed in as before; the approval challenge needs one (409)', async () => {
     const client = await server.user('No Passkey Client');
