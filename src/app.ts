@@ -160,7 +160,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // Called by the payment provider, not by clients: outside the published spec (see the module).
   registerProviderWebhook(app, ctx);
   // For agents: the MCP server over the same operations (src/mcp/), and llms.txt.
-  await registerMcpRoute(app, { tools: toolDefinitions(spec), publicUrl: config.publicUrl, version: spec.info.version, authenticate });
+  await registerMcpRoute(app, {
+    tools: toolDefinitions(spec),
+    publicUrl: config.publicUrl,
+    allowedOrigins: config.mcpAllowedOrigins,
+    version: spec.info.version,
+    authenticate,
+  });
   registerLlmsText(app, spec, config.publicUrl);
   return app;
 }

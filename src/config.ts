@@ -19,6 +19,7 @@ import {
   proxyTrust,
   type SettingKind,
   smtpUrl,
+  origins,
   text,
   trimmedText,
   url,
@@ -251,6 +252,11 @@ export const SETTINGS = {
     description:
       'When owners who have not approved a contract are reminded, before its approval deadline: up to 5 comma-separated durations, or `off`.',
   },
+  MCP_ALLOWED_ORIGINS: {
+    ...origins(),
+    description:
+      "Web origins besides `PUBLIC_URL`'s whose pages may call `/mcp` from a browser (comma-separated, e.g. `https://agent.example.com`). A request to `/mcp` with an `Origin` header naming any other is refused with `403` before it is authenticated (DNS-rebinding protection, as the MCP transport specification asks); requests without `Origin` (agents, servers) are not affected.",
+  },
   GIGMARKET_URL: {
     ...trimmedText(),
     readBy: 'mcp-stdio',
@@ -327,6 +333,8 @@ export interface Config {
   devSignInUnsafeAllowRemote: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
   webhooksAllowPrivateUrls: boolean;
+  /** MCP_ALLOWED_ORIGINS: origins besides PUBLIC_URL's that may call /mcp from a browser. */
+  mcpAllowedOrigins: string[];
   /** SOURCES_ALLOW_PRIVATE_URLS: external feeds may be on loopback and private networks (development and tests only). */
   sourcesAllowPrivateUrls: boolean;
   /**
@@ -453,6 +461,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: read('REDIS_URL'),
     devSignInUnsafeAllowRemote: read('DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
     webhooksAllowPrivateUrls: notInProduction(read, 'WEBHOOKS_ALLOW_PRIVATE_URLS', 'users could make the server reach its own network'),
+    mcpAllowedOrigins: read('MCP_ALLOWED_ORIGINS'),
     sourcesAllowPrivateUrls: notInProduction(
       read,
       'SOURCES_ALLOW_PRIVATE_URLS',

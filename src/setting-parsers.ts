@@ -97,6 +97,29 @@ export function flag(): SettingKind<boolean> {
   };
 }
 
+/** A comma-separated list of web origins (`https://host[:port]`), each checked and normalised; none when unset. */
+export function origins(): SettingKind<string[]> {
+  return {
+    default: '(none)',
+    parse: (raw, name) =>
+      (raw ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+        .map((item) => {
+          let url: URL;
+          try {
+            url = new URL(item);
+          } catch {
+            throw new Error(`${name} must be a comma-separated list of origins such as https://app.example.com, got "${item}"`);
+          }
+          if (!['http:', 'https:'].includes(url.protocol) || url.origin !== item.replace(/\/$/, ''))
+            throw new Error(`${name}: "${item}" is not an origin (a scheme, a host and a port, no path)`);
+          return url.origin;
+        }),
+  };
+}
+
 /** `on` (or unset) or `off`, as true or false. */
 export function onOff(): SettingKind<boolean> {
   return {

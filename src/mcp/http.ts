@@ -1,5 +1,7 @@
 // `/mcp`: the MCP server over Streamable HTTP (the SDK's transport), for agents with an API key.
 //
+// - A request with an Origin header other than PUBLIC_URL's (or MCP_ALLOWED_ORIGINS) is refused
+//   with 403 before anything else (DNS-rebinding protection).
 // - Authentication is the API's own hook (with its rate limits) and takes API keys only: no key,
 //   401 with the API's envelope; each request to /mcp costs 1 unit of the key's budget, and each
 //   tool call then costs what its operation costs, since the tool calls the API.
@@ -22,6 +24,7 @@ import type { ApiRequest, ApiResponse, CallApi } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
 import { createMcpServer, type Extra } from './server.ts';
 import { OWNER_ANSWER_TIMEOUT_MS } from './approve.ts';
+import { forbidden } from '../errors.ts';
 
 /**
  * The MCP SDK (and zod under it) is loaded on the first MCP request, not at start-up: it was a
@@ -55,6 +58,8 @@ type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 export interface McpRouteOptions {
   tools: ToolDefinition[];
   publicUrl: string;
+  /** Origins besides PUBLIC_URL's whose pages may call /mcp (MCP_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[];
   version: string;
   /** The API's authentication hook, wrapped in its rate limits. */
   authenticate: Hook;
@@ -155,7 +160,15 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
     await sessions.closeAll();
   });
 
+  const allowed = new Set([new URL(options.publicUrl).origin, ...options.allowedOrigins]);
   await app.register(async (scope) => {
+    // DNS-rebinding protection: a page of another origin (a rebound name resolving to this
+    // server) is refused before authentication; agents and servers send no Origin.
+    scope.addHook('onRequest', async (request) => {
+      const origin = request.headers.origin;
+      if (origin !== undefined && !allowed.has(origin))
+        throw forbidden(`a page at ${origin} may not call /mcp: only ${[...allowed].join(', ')} (MCP_ALLOWED_ORIGINS adds others)`);
+    });
     scope.addHook('onRequest', options.authenticate);
     scope.route({
       method: ['GET', 'POST', 'DELETE'],

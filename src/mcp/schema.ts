@@ -24,7 +24,7 @@ export interface ToolDefinition {
   /** Whether the operation takes a JSON body (`body`), and whether it must. */
   body: 'none' | 'optional' | 'required';
   inputSchema: JsonSchema & { type: 'object' };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: false };
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
   exposed: ExposedOperation;
 }
 
@@ -64,6 +64,37 @@ export function inlineRefs(spec: OpenApiDocument, node: unknown, seen: readonly 
   }
   if ('example' in rest && !('examples' in out)) out.examples = [rest.example];
   return out;
+}
+
+/**
+ * The schema with every `type` array (`[string, 'null']`, as OpenAPI 3.1 writes a nullable) made
+ * an `anyOf` of single types: some MCP clients read only single-type JSON Schema.
+ */
+export function singleTyped(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTyped);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      key === 'properties' || key === 'patternProperties' || key === '$defs'
+        ? Object.fromEntries(Object.entries(value as object).map(([name, schema]) => [name, singleTyped(schema)]))
+        : singleTyped(value);
+  }
+  if (!Array.isArray(out.type)) return out;
+  const { type, enum: values, ...constraints } = out as { type: string[]; enum?: unknown[] } & Record<string, unknown>;
+  const nonNull = type.filter((t) => t !== 'null');
+  // Keywords about the value (constraints) go with its non-null types; what describes the whole stays outside.
+  const outer = Object.fromEntries(
+    Object.entries(constraints).filter(([k]) => ['description', 'title', 'examples', 'default'].includes(k)),
+  );
+  const inner = Object.fromEntries(Object.entries(constraints).filter(([k]) => !(k in outer)));
+  const branches: Record<string, unknown>[] = nonNull.map((t) => ({
+    type: t,
+    ...inner,
+    ...(values ? { enum: values.filter((v) => v !== null) } : {}),
+  }));
+  if (type.includes('null')) branches.push({ type: 'null' });
+  return branches.length === 1 ? { ...outer, ...branches[0] } : { ...outer, anyOf: branches };
 }
 
 function describe(op: SpecOperation): string {
@@ -107,11 +138,13 @@ export function toolDefinition(spec: OpenApiDocument, op: SpecOperation, exposed
     path: op.path,
     parameters,
     body,
-    inputSchema: { type: 'object', properties, required, additionalProperties: false },
+    inputSchema: singleTyped({ type: 'object', properties, required, additionalProperties: false }) as ToolDefinition['inputSchema'],
     annotations: {
       title,
       readOnlyHint: readOnly,
-      ...(readOnly ? {} : { destructiveHint: exposed.destructive === true, idempotentHint: exposed.idempotent === true }),
+      // A read changes nothing, so repeating it does nothing more.
+      destructiveHint: !readOnly && exposed.destructive === true,
+      idempotentHint: readOnly || exposed.idempotent === true,
       // Every tool acts on gigmarket alone.
       openWorldHint: false,
     },

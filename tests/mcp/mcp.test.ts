@@ -5,7 +5,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { listOperations, loadSpec } from '../../src/spec.ts';
+import { loadConfig } from '../../src/config.ts';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.ts';
+import { singleTyped } from '../../src/mcp/schema.ts';
 import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
 import { signInDev } from '../helpers/session.ts';
@@ -20,7 +22,7 @@ let worker: User;
 const open: Client[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ MCP_ALLOWED_ORIGINS: 'https://agent.example.com' });
   [client, worker] = await server.users('Client Co', 'Worker Bee');
 });
 
@@ -56,6 +58,45 @@ describe('/mcp: credentials and sessions', () => {
     expect((await none.json()).error.code).toBe('UNAUTHENTICATED');
     const unknown = await post({ authorization: `Bearer gm_live_${'x'.repeat(40)}` });
     expect(unknown.status).toBe(401);
+  });
+
+  it('refuses a page of another origin before anything else (DNS-rebinding protection); its own and the allowed ones pass', async () => {
+    const evil = await post({ authorization: `Bearer ${client.apiKey}`, origin: 'http://evil.example' });
+    expect(evil.status).toBe(403);
+    expect((await evil.json()).error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringContaining('a page at http://evil.example'),
+    });
+    // Refused before authentication: even without a key the answer is 403, not 401.
+    expect((await post({ origin: 'http://evil.example' })).status).toBe(403);
+    for (const origin of [new URL(server.url).origin, 'https://agent.example.com']) {
+      const allowed = await post({ authorization: `Bearer ${client.apiKey}`, origin });
+      expect(allowed.status, origin).toBe(200);
+      await allowed.body?.cancel();
+    }
+  });
+
+  it('writes a type array as an anyOf of single types, constraints inside, description outside', () => {
+    expect(singleTyped({ type: ['string', 'null'], maxLength: 5, description: 'd', enum: ['a', null] })).toEqual({
+      description: 'd',
+      anyOf: [{ type: 'string', maxLength: 5, enum: ['a'] }, { type: 'null' }],
+    });
+    expect(singleTyped({ type: 'object', properties: { n: { type: ['integer'] } } })).toEqual({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+    });
+  });
+
+  it('reads MCP_ALLOWED_ORIGINS as origins, refusing anything else', () => {
+    expect(loadConfig({ MCP_ALLOWED_ORIGINS: ' https://a.example , http://localhost:5173/' }).mcpAllowedOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
+    expect(loadConfig({}).mcpAllowedOrigins).toEqual([]);
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://a.example/path' })).toThrow(
+      /MCP_ALLOWED_ORIGINS: "https:\/\/a.example\/path" is not an origin/,
+    );
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'not a url' })).toThrow(/MCP_ALLOWED_ORIGINS must be a comma-separated list of origins/);
   });
 
   it('refuses a browser session: an agent comes with its key', async () => {
@@ -162,6 +203,15 @@ describe.each<Transport>(['http', 'stdio'])('MCP over %s', (transport) => {
       for (const p of params.filter((p: any) => p.in === 'path')) expect(tool.inputSchema.required).toContain(p.name);
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(op.method === 'get');
+      // Every hint stated; no type arrays (single-type dialects read the schema).
+      expect(Object.keys(tool.annotations ?? {}).sort(), tool.name).toEqual([
+        'destructiveHint',
+        'idempotentHint',
+        'openWorldHint',
+        'readOnlyHint',
+        'title',
+      ]);
+      expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/"type":\[/);
       expect(tool.description).toContain(op.operation.summary);
     }
     const listGigs = tools.find((t) => t.name === 'listGigs')!.inputSchema.properties as Record<string, any>;
@@ -171,6 +221,16 @@ describe.each<Transport>(['http', 'stdio'])('MCP over %s', (transport) => {
     expect((createGig.inputSchema.properties as any).body.required).toEqual(['title']);
     expect(createGig.inputSchema.required).toEqual(['body']);
     expect(tools.find((t) => t.name === 'cancelContract')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(tools.find((t) => t.name === 'getGig')!.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
+    // A nullable field of the spec (a milestone's due date) is an anyOf with null, its format inside.
+    const round = (tools.find((t) => t.name === 'proposeRound')!.inputSchema.properties as any).body;
+    expect(round.properties.milestones.items.properties.due_date).toMatchObject({
+      anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }],
+    });
   });
 
   it('a write tool changes what the API shows; a read tool reads it', async () => {
