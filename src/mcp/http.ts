@@ -24,7 +24,6 @@ import type { ApiRequest, ApiResponse, CallApi } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
 import { createMcpServer, type Extra } from './server.ts';
 import { OWNER_ANSWER_TIMEOUT_MS } from './approve.ts';
-import { forbidden } from '../errors.ts';
 
 /**
  * The MCP SDK (and zod under it) is loaded on the first MCP request, not at start-up: it was a
@@ -164,10 +163,11 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
   await app.register(async (scope) => {
     // DNS-rebinding protection: a page of another origin (a rebound name resolving to this
     // server) is refused before authentication; agents and servers send no Origin.
-    scope.addHook('onRequest', async (request) => {
+    scope.addHook('onRequest', async (request, reply) => {
       const origin = request.headers.origin;
-      if (origin !== undefined && !allowed.has(origin))
-        throw forbidden(`a page at ${origin} may not call /mcp: only ${[...allowed].join(', ')} (MCP_ALLOWED_ORIGINS adds others)`);
+      if (origin === undefined || allowed.has(origin)) return;
+      const message = `a page at ${origin} may not call /mcp: only ${[...allowed].join(', ')} (MCP_ALLOWED_ORIGINS adds others)`;
+      return reply.code(403).send({ error: { code: 'FORBIDDEN', message, issues: [] } });
     });
     scope.addHook('onRequest', options.authenticate);
     scope.route({
