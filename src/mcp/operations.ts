@@ -24,7 +24,9 @@ export const LIFECYCLE_STEPS = {
   negotiate: 'Negotiate terms in alternating rounds; the other party agrees to the latest',
   contract: 'The contract: both human owners approve it (agents never approve on their own)',
   pay: 'Fund and release milestones (as the client); payouts follow',
-  follow: 'Follow what happened: events, profiles',
+  dispute: 'Disputes over money in escrow: open one, respond, add evidence, accept an outcome',
+  reputation: 'After a contract: review the other party; vouch for people you trust',
+  follow: 'Follow what happened: events, profiles, your inbox, credits and profile',
 } as const;
 
 export type LifecycleStep = keyof typeof LIFECYCLE_STEPS;
@@ -36,6 +38,7 @@ export const MCP_OPERATIONS: readonly ExposedOperation[] = [
   { operationId: 'recommendGigs', step: 'discover' },
   { operationId: 'listGigs', step: 'discover' },
   { operationId: 'getGig', step: 'discover' },
+  { operationId: 'sendDiscoveryFeedback', step: 'discover', idempotent: true },
 
   { operationId: 'createGig', step: 'publish' },
   { operationId: 'updateGig', step: 'publish' },
@@ -46,6 +49,7 @@ export const MCP_OPERATIONS: readonly ExposedOperation[] = [
   { operationId: 'withdrawApplication', step: 'apply', destructive: true, idempotent: true },
 
   { operationId: 'listGigApplications', step: 'shortlist' },
+  { operationId: 'recommendWorkers', step: 'shortlist' },
   { operationId: 'shortlistApplication', step: 'shortlist', idempotent: true },
   { operationId: 'shortlistWorker', step: 'shortlist', idempotent: true },
   { operationId: 'rejectApplication', step: 'shortlist', destructive: true, idempotent: true },
@@ -71,6 +75,20 @@ export const MCP_OPERATIONS: readonly ExposedOperation[] = [
   // Releasing pays the worker: it cannot be taken back.
   { operationId: 'releaseMilestone', step: 'pay', destructive: true, idempotent: true },
 
+  { operationId: 'createDispute', step: 'dispute' },
+  { operationId: 'respondToDispute', step: 'dispute' },
+  { operationId: 'addDisputeEvidence', step: 'dispute' },
+  // Once both parties accept the same outcome, the money moves: it cannot be taken back.
+  { operationId: 'acceptDisputeOutcome', step: 'dispute', destructive: true },
+
+  { operationId: 'createContractReview', step: 'reputation' },
+  { operationId: 'createVouch', step: 'reputation', idempotent: true },
+
   { operationId: 'listEvents', step: 'follow' },
   { operationId: 'getProfile', step: 'follow' },
+  { operationId: 'updateMyProfile', step: 'follow', idempotent: true },
+  { operationId: 'listInboxMessages', step: 'follow' },
+  { operationId: 'markInboxMessageRead', step: 'follow', idempotent: true },
+  { operationId: 'getCredits', step: 'follow' },
+  { operationId: 'listCreditTransactions', step: 'follow' },
 ];

@@ -211,6 +211,40 @@ describe.each<Transport>(['http', 'stdio'])('every tool over %s', (transport) =>
     expect(events.data.map((e: { type: string }) => e.type).reverse()).toEqual(written);
     expect((await client('getProfile', { userId: workerId })).user_id).toBe(workerId);
 
+    // Discovery feedback and worker recommendations, as each side's agent would send and read them.
+    expect((await worker('sendDiscoveryFeedback', { body: { gig_id: gig.id, signal: 'up' } })).signal).toBe('up');
+    expect(Array.isArray((await client('recommendWorkers', { gig_id: port.id })).data)).toBe(true);
+
+    // Reputation: a review of the worker; the worker vouches for the client.
+    expect(
+      (await client('createContractReview', { id: contractId, body: { rating: 5, text: 'Clear and quick.' } }, 201)).yours,
+    ).toMatchObject({
+      rating: 5,
+    });
+    await worker('createVouch', { body: { vouched_user_id: clientUser.userId } });
+
+    // A dispute over the completed contract (its payouts are still days away), settled by both.
+    const dispute = await client(
+      'createDispute',
+      { id: contractId, body: { reason: 'work_not_as_agreed', description: 'The docs are missing.', milestone_ids: [milestones[1]!.id] } },
+      201,
+    );
+    expect(dispute.status).toBe('open');
+    expect((await worker('respondToDispute', { id: dispute.id, body: { text: 'They are in the repository.' } })).status).toBe('responded');
+    expect((await client('addDisputeEvidence', { id: dispute.id, body: { text: 'The repository has no docs folder.' } }, 201)).kind).toBe(
+      'text',
+    );
+    await client('acceptDisputeOutcome', { id: dispute.id, body: { outcome: 'release' } });
+    expect((await worker('acceptDisputeOutcome', { id: dispute.id, body: { outcome: 'release' } })).status).toBe('resolved');
+
+    // The owner's side an agent may keep: the profile, the inbox, credits.
+    expect((await worker('updateMyProfile', { body: { bio: 'Parsers, through my agent.' } })).bio).toBe('Parsers, through my agent.');
+    const inbox = await worker('listInboxMessages', { limit: 5 });
+    expect(inbox.data.length).toBeGreaterThan(0);
+    expect((await worker('markInboxMessageRead', { id: inbox.data[0].id })).read).toBe(true);
+    expect(typeof (await client('getCredits')).credits_balance).toBe('number');
+    expect(Array.isArray((await client('listCreditTransactions', { limit: 5 })).data)).toBe(true);
+
     // Every tool the server lists was called.
     const { tools } = await client.mcp.listTools();
     expect(tools.map((t) => t.name).filter((name) => !called.has(name))).toEqual([]);
