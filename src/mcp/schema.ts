@@ -97,9 +97,27 @@ export function singleTyped(node: unknown): unknown {
   return branches.length === 1 ? { ...outer, ...branches[0] } : { ...outer, anyOf: branches };
 }
 
+/** What a tool does beyond its operation, said first in its description. */
+const TOOL_NOTES: Record<string, string> = {
+  approveContract:
+    "Through MCP this never approves on your word alone: for an owner whose approval_policy is owner_confirms it asks the owner to approve on the contract's page (a URL elicitation when your client supports one, else the link in the result) and waits; otherwise it shows your owner the exact terms (form elicitation) and approves only on their explicit yes.",
+};
+
+/**
+ * The spec's words as a tool's: the spec points at sections of its own introduction ("see
+ * Retries above"), which a tool's reader does not have before them.
+ */
+export function forTool(text: string): string {
+  return text
+    .replaceAll('see "Retries" above', 'see "Retries" in the introduction')
+    .replaceAll('in the introduction', 'in the introduction of the API reference (/openapi.yaml)');
+}
+
 function describe(op: SpecOperation): string {
   const { summary, description } = op.operation;
-  return [summary, description?.trim(), `(${op.method.toUpperCase()} ${op.path})`].filter(Boolean).join('\n\n');
+  return forTool(
+    [TOOL_NOTES[op.operationId], summary, description?.trim(), `(${op.method.toUpperCase()} ${op.path})`].filter(Boolean).join('\n\n'),
+  );
 }
 
 export function toolDefinition(spec: OpenApiDocument, op: SpecOperation, exposed: ExposedOperation): ToolDefinition {
@@ -111,7 +129,7 @@ export function toolDefinition(spec: OpenApiDocument, op: SpecOperation, exposed
     if (!['path', 'query', 'header'].includes(param.in)) throw new Error(`${op.operationId}: parameter in ${param.in} is not supported`);
     const isRequired = param.in === 'path' || param.required === true;
     parameters.push({ name: param.name, in: param.in, required: isRequired });
-    properties[param.name] = { ...param.schema, ...(param.description ? { description: param.description.trim() } : {}) };
+    properties[param.name] = { ...param.schema, ...(param.description ? { description: forTool(param.description.trim()) } : {}) };
     if (isRequired) required.push(param.name);
   }
   let body: ToolDefinition['body'] = 'none';

@@ -213,6 +213,8 @@ describe.each<Transport>(['http', 'stdio'])('MCP over %s', (transport) => {
       ]);
       expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/"type":\[/);
       expect(tool.description).toContain(op.operation.summary);
+      // Written for a tool: no pointer to a section "above" that a tool's reader does not see.
+      expect(JSON.stringify(tool), tool.name).not.toMatch(/\babove\b/);
     }
     const listGigs = tools.find((t) => t.name === 'listGigs')!.inputSchema.properties as Record<string, any>;
     expect(listGigs.owner.enum).toEqual(['me', 'any']);
@@ -221,6 +223,7 @@ describe.each<Transport>(['http', 'stdio'])('MCP over %s', (transport) => {
     expect((createGig.inputSchema.properties as any).body.required).toEqual(['title']);
     expect(createGig.inputSchema.required).toEqual(['body']);
     expect(tools.find((t) => t.name === 'cancelContract')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(tools.find((t) => t.name === 'approveContract')!.description).toMatch(/^Through MCP this never approves on your word alone/);
     expect(tools.find((t) => t.name === 'getGig')!.annotations).toMatchObject({
       readOnlyHint: true,
       destructiveHint: false,
