@@ -14,7 +14,7 @@ export function passkeyHandlers(): Handlers<
     },
 
     async createPasskeyRegistrationOptions(request, _reply, { ctx }) {
-      return { options: { ...(await passkeys.registrationOptions(ctx, actorOf(request))) } };
+      return { options: await passkeys.registrationOptions(ctx, actorOf(request)) };
     },
 
     async registerPasskey(request, reply, { ctx }) {

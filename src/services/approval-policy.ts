@@ -7,12 +7,12 @@ import type { Context } from '../context.ts';
 import type { Executor } from '../../db/client.ts';
 import * as contractsRepo from '../../db/repositories/contracts.ts';
 import type { ApprovalPolicy } from '../../db/schema/column-values.ts';
-import { ApiError, conflict, forbidden, notFound } from '../errors.ts';
+import { ApiError, forbidden, notFound } from '../errors.ts';
 import { roleOf } from '../domain/parties.ts';
 import { contractEvent } from './events.ts';
 import { dashboardContractUrl } from '../dashboard/links.ts';
 import { keysMayApprove } from './contracts.ts';
-import { approvalMethodOf, contractTermsHash, requireSeenRevision, requireSeenTerms, type SeenTerms } from './approvals.ts';
+import { approvalMethodOf, requireSeenRevision, requireUnapprovedTerms, type SeenTerms } from './approvals.ts';
 import { move } from './contracts.ts';
 
 /** Whether this actor's approval only asks its owner: a key that may not approve, or any key of an owner whose policy is owner_confirms. */
@@ -42,10 +42,7 @@ export async function requestOwnerConfirmation(ctx: Context, actor: Actor, contr
     requireSeenRevision(contract, seen.revisionCount);
     if (contract.approvalDeadline && contract.approvalDeadline.getTime() <= Date.now())
       throw new ApiError('INVALID_STATE', 'the approval deadline has passed: the contract is expired');
-    if ((role === 'client' ? contract.clientApprovedAt : contract.workerApprovedAt) !== null)
-      throw conflict(`you already approved this contract as its ${role}`);
-    const hash = contractTermsHash(contract, await contractsRepo.listMilestones(tx, [contract.id]));
-    if (seen.termsHash !== undefined) requireSeenTerms(hash, seen.termsHash);
+    const hash = await requireUnapprovedTerms(tx, contract, role, seen.termsHash);
     const requested = await contractsRepo.insertApprovalRequest(tx, {
       contractId: contract.id,
       revisionCount: contract.revisionCount,

@@ -9,7 +9,7 @@ import type { ContractRow, MilestoneRow } from '../../db/repositories/contracts.
 import type { ApprovalMethod } from '../../db/schema/column-values.ts';
 import type { PartyRole } from '../domain/negotiation.ts';
 import { termsHash, termsOf } from '../domain/terms-hash.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, conflict, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { presentContract } from '../presenters/contracts.ts';
 import { signReceipt, type ReceiptSigner } from './receipts.ts';
@@ -77,6 +77,18 @@ export async function recordApproval(
     receipt,
     approvedAt,
   });
+}
+
+/**
+ * The last checks before a party's approval (or request for it), in its transaction: this party has
+ * not approved yet, and the terms are the ones the owner saw (when named). Returns the terms hash.
+ */
+export async function requireUnapprovedTerms(tx: Executor, contract: ContractRow, role: PartyRole, seenTermsHash: string | undefined) {
+  if ((role === 'client' ? contract.clientApprovedAt : contract.workerApprovedAt) !== null)
+    throw conflict(`you already approved this contract as its ${role}`);
+  const hash = contractTermsHash(contract, await contractsRepo.listMilestones(tx, [contract.id]));
+  if (seenTermsHash !== undefined) requireSeenTerms(hash, seenTermsHash);
+  return hash;
 }
 
 /** A contract's approvals with their receipts, for its parties. */

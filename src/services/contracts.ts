@@ -157,11 +157,7 @@ export async function approve(ctx: Context, actor: Actor, plan: ApprovalPlan) {
       await expireLocked(tx, contract, new Date());
       return { contract, final: false, expired: true };
     }
-    if ((role === 'client' ? contract.clientApprovedAt : contract.workerApprovedAt) !== null) {
-      throw conflict(`you already approved this contract as its ${role}`);
-    }
-    const hash = approvals.contractTermsHash(contract, await contractsRepo.listMilestones(tx, [contract.id]));
-    if (plan.termsHash !== undefined) approvals.requireSeenTerms(hash, plan.termsHash);
+    const hash = await approvals.requireUnapprovedTerms(tx, contract, role, plan.termsHash);
     const approvedAt = new Date();
     let updated = await contractsRepo.updateContract(
       tx,

@@ -147,7 +147,7 @@ export async function approvalOptions(ctx: Ctx, actor: Actor, contractId: string
     termsHash,
     expiresAt: expiry(),
   });
-  return { options: { ...options }, contract_id: contract.id, revision_count: contract.revisionCount, terms_hash: termsHash };
+  return { options, contract_id: contract.id, revision_count: contract.revisionCount, terms_hash: termsHash };
 }
 
 /**

@@ -8,9 +8,7 @@ import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from '@mod
 
 export type Transport = 'http' | 'stdio';
 /** The owner's answer to an elicitation (a client that has one declares the capability). */
-export type Answer = (request: ElicitRequest['params']) => ElicitResult;
-/** An answer that takes its time (the owner opens the page and acts there first). */
-export type AsyncAnswer = (request: ElicitRequest['params']) => Promise<ElicitResult>;
+export type Answer = (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
 export type ToolResult = Awaited<ReturnType<Client['callTool']>>;
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -23,7 +21,7 @@ export async function connectMcp(
   baseUrl: string,
   transport: Transport,
   apiKey: string,
-  answer?: Answer | AsyncAnswer,
+  answer?: Answer,
   modes: readonly ('form' | 'url')[] = ['form'],
 ): Promise<Client> {
   const elicitation = Object.fromEntries(modes.map((m) => [m, {}]));
