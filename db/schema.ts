@@ -11,3 +11,4 @@ export * from './schema/reviews.ts';
 export * from './schema/files.ts';
 export * from './schema/credits.ts';
 export * from './schema/disputes.ts';
+export * from './schema/mcp.ts';
