@@ -24,6 +24,7 @@ import { leaveMultipartBodiesUnread, readUploads, registerUploadRoutes, uploadFi
 import { registerMcpRoute } from './mcp/http.ts';
 import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
+import { registerArazzo } from './http/arazzo.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { specRoutes } from './http/spec-routes.ts';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
@@ -155,6 +156,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const published = publishedSpec(spec, config.publicUrl);
   app.get('/openapi.yaml', async (_req, reply) => reply.type('application/yaml; charset=utf-8').send(published.yaml));
   app.get('/openapi.json', async () => published.json);
+  registerArazzo(app);
   registerApiReference(app);
   await registerBrowserRoutes(app, ctx);
   // Called by the payment provider, not by clients: outside the published spec (see the module).
