@@ -22,6 +22,7 @@ import { serverTimeouts } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { leaveMultipartBodiesUnread, readUploads, registerUploadRoutes, uploadFieldsOf } from './http/uploads.ts';
 import { registerMcpRoute } from './mcp/http.ts';
+import { mcpSessionStore } from './services/mcp-sessions.ts';
 import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
 import { registerArazzo } from './http/arazzo.ts';
@@ -168,6 +169,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     allowedOrigins: config.mcpAllowedOrigins,
     version: spec.info.version,
     authenticate,
+    sessions: mcpSessionStore(ctx.database),
   });
   registerLlmsText(app, spec, config.publicUrl);
   return app;

@@ -5,52 +5,52 @@
 // - Authentication is the API's own hook (with its rate limits) and takes API keys only: no key,
 //   401 with the API's envelope; each request to /mcp costs 1 unit of the key's budget, and each
 //   tool call then costs what its operation costs, since the tool calls the API.
-// - Sessions are stateful (Mcp-Session-Id), because approving asks the owner through elicitation:
-//   the client's answer comes in another POST, which must reach the tool call that waits. A
-//   session belongs to the key that opened it (another key gets 404, as for an unknown session),
-//   lives in this process's memory (behind several processes, route a session to one of them),
-//   and ends when the client deletes it, after 30 idle minutes, or beyond 16 sessions per owner
-//   (counted per user, not per key: more keys must not mean more sessions).
+// - Sessions (Mcp-Session-Id) live in the database, not in a process (sessions.ts), so any server
+//   process serves any request of a session: each request gets a new MCP server, told the
+//   session's `initialize` again (session-transport.ts). Sessions exist because approving asks the
+//   owner through elicitation: the client's answer comes in another POST, perhaps to another
+//   process, and the relay carries it to the process whose tool call waits for it. A session
+//   belongs to the key that opened it (another key gets 404, as for an unknown session), and ends
+//   when the client deletes it, after 30 idle minutes, or beyond 16 sessions per owner (counted
+//   per user, not per key: more keys must not mean more sessions).
+// - The server sends nothing outside a request (no list changes, no logs), so there is no
+//   standalone stream: GET is 405, which the transport specification allows. What a tool call
+//   sends the client goes on that POST's own stream.
 // - A tool calls the API in-process (app.inject) with the key of the request that called it, from
 //   the caller's address: the operation authenticates, limits and validates as over HTTP.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { presentedKey, principalOf } from '../auth/authenticate.ts';
 import type { ApiRequest, ApiResponse, CallApi } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
 import { createMcpServer, type Extra } from './server.ts';
 import { OWNER_ANSWER_TIMEOUT_MS } from './approve.ts';
+import { type McpSessionStore, Relay, type SessionOwner, sessionOwnerOf, type StoredSession } from './sessions.ts';
+import { addressOf, SessionTransport } from './session-transport.ts';
 
 /**
  * The MCP SDK (and zod under it) is loaded on the first MCP request, not at start-up: it was a
  * noticeable part of a cold start and of the heap, and most processes never serve an MCP client
  * (createMcpServer imports the rest of it).
  */
-let transport: Promise<typeof StreamableHTTPServerTransport> | undefined;
-const loadTransport = () =>
-  (transport ??= import('@modelcontextprotocol/sdk/server/streamableHttp.js').then((m) => m.StreamableHTTPServerTransport));
+const loadSdk = async () => {
+  const [{ StreamableHTTPServerTransport }, { MAX_BATCH_SIZE }, { isInitializeRequest, JSONRPCMessageSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/server/requestBody.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return { StreamableHTTPServerTransport, MAX_BATCH_SIZE, isInitializeRequest, JSONRPCMessageSchema };
+};
+let sdk: ReturnType<typeof loadSdk> | undefined;
+const sdkLoaded = () => (sdk ??= loadSdk());
 
-const IDLE_MS = 30 * 60_000;
 /**
  * How long an MCP response may be silent: a tool call asking the owner waits up to their time to
  * answer with nothing to send, longer than HTTP_CONNECTION_TIMEOUT_MS allows other connections.
  */
 const STREAM_SILENCE_MS = OWNER_ANSWER_TIMEOUT_MS + 60_000;
-const SESSIONS_PER_OWNER = 16;
-
-interface Session {
-  id?: string;
-  apiKeyId: string;
-  /** The key's owner, whose sessions are counted together. */
-  userId: string;
-  mcp: McpServer;
-  transport: StreamableHTTPServerTransport;
-  lastSeen: number;
-}
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -62,6 +62,8 @@ export interface McpRouteOptions {
   version: string;
   /** The API's authentication hook, wrapped in its rate limits. */
   authenticate: Hook;
+  /** Where sessions are kept, shared by every server process. */
+  sessions: McpSessionStore;
 }
 
 /** The API, in-process, as the caller of the MCP request that carried a tool call. */
@@ -86,64 +88,13 @@ function injectCaller(app: FastifyInstance, extra: Extra): CallApi {
   };
 }
 
-class Sessions {
-  private readonly byId = new Map<string, Session>();
-  private readonly make: () => Promise<McpServer>;
-
-  constructor(make: () => Promise<McpServer>) {
-    this.make = make;
-  }
-
-  get(id: string): Session | undefined {
-    return this.byId.get(id);
-  }
-
-  /** A server and transport for a request without a session; kept once the client initializes. */
-  async open(apiKeyId: string, userId: string): Promise<Session> {
-    const mcp = await this.make();
-    const Transport = await loadTransport();
-    const session: Session = { apiKeyId, userId, mcp, lastSeen: Date.now() } as Session;
-    session.transport = new Transport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        session.id = id;
-        this.byId.set(id, session);
-        this.trim(userId);
-      },
-    });
-    session.transport.onclose = () => {
-      if (session.id) this.byId.delete(session.id);
-    };
-    await mcp.connect(session.transport);
-    return session;
-  }
-
-  /** Beyond the per-owner cap, the least recently used sessions of that owner end, whichever key opened them. */
-  private trim(userId: string): void {
-    const mine = [...this.byId.values()].filter((s) => s.userId === userId).sort((a, b) => a.lastSeen - b.lastSeen);
-    for (const session of mine.slice(0, Math.max(0, mine.length - SESSIONS_PER_OWNER))) void this.close(session);
-  }
-
-  async close(session: Session): Promise<void> {
-    if (session.id) this.byId.delete(session.id);
-    await session.mcp.close().catch(() => {});
-  }
-
-  sweep(now = Date.now()): void {
-    for (const session of this.byId.values()) if (now - session.lastSeen > IDLE_MS) void this.close(session);
-  }
-
-  async closeAll(): Promise<void> {
-    await Promise.all([...this.byId.values()].map((s) => this.close(s)));
-  }
-}
-
-function sessionNotFound(reply: FastifyReply): FastifyReply {
-  // The transport's own answer to an unknown session: the client starts a new one.
-  return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+/** An answer in the transport's own words (JSON-RPC, no id), before any server is made. */
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  return reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
+  const { sessions } = options;
   const make = () =>
     createMcpServer({
       tools: options.tools,
@@ -151,13 +102,48 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
       version: options.version,
       callerOf: (extra) => injectCaller(app, extra),
     });
-  const sessions = new Sessions(make);
-  const sweeper = setInterval(() => sessions.sweep(), 60_000).unref();
+  const relay = new Relay(sessions, (err) => app.log.error({ err }, 'MCP relay failed'));
+  /** The servers of requests in progress. */
+  const serving = new Set<McpServer>();
   // Before the server closes: open event streams would otherwise hold it open.
   app.addHook('preClose', async () => {
-    clearInterval(sweeper);
-    await sessions.closeAll();
+    await Promise.all([...serving].map((mcp) => mcp.close().catch(() => {})));
+    await relay.stop();
   });
+
+  /** Serves one request with a new server, as the session's when there is one. */
+  async function serve(request: FastifyRequest, reply: FastifyReply, owner: SessionOwner, session: StoredSession, opened: boolean) {
+    // The transport writes the response itself; headers set so far (x-request-id, rate limits) go with it.
+    reply.hijack();
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.raw.setHeader('mcp-session-id', session.id);
+    reply.raw.setTimeout(STREAM_SILENCE_MS);
+    let mcp: McpServer | undefined;
+    try {
+      const { StreamableHTTPServerTransport } = await sdkLoaded();
+      const inner = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      mcp = await make();
+      serving.add(mcp);
+      const transport = new SessionTransport(inner, { id: session.id, relay });
+      await mcp.connect(transport);
+      if (!opened) await transport.replayInitialize(session.initialize);
+      const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
+      raw.auth = { token: presentedKey(request) ?? '', clientId: owner.id, scopes: [], extra: { ip: request.ip, requestId: request.id } };
+      await inner.handleRequest(raw, reply.raw, request.body);
+    } catch (err) {
+      // Past hijack, Fastify's error handler cannot answer: say it in JSON-RPC, without detail.
+      request.log.error({ err }, 'MCP transport failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      } else reply.raw.end();
+    } finally {
+      if (mcp) serving.delete(mcp);
+      await mcp?.close().catch(() => {});
+    }
+    // An initialize the transport refused (not acceptable, say) leaves no session behind.
+    if (opened && reply.raw.statusCode >= 400) await sessions.close(session.id);
+  }
 
   const allowed = new Set([new URL(options.publicUrl).origin, ...options.allowedOrigins]);
   await app.register(async (scope) => {
@@ -177,40 +163,43 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
       // security: API keys only, never a browser session.
       config: { operationId: 'mcp', security: [{ bearerApiKey: [] }, { headerApiKey: [] }], rateLimitCost: 1 },
       handler: async (request, reply) => {
-        const principal = principalOf(request);
-        if (principal.kind !== 'api_key') throw new Error('unreachable: /mcp takes API keys only');
+        const owner = sessionOwnerOf(principalOf(request));
+        if (!owner) throw new Error('unreachable: /mcp takes API keys only');
+        if (request.method === 'GET') {
+          reply.header('allow', 'POST, DELETE');
+          return jsonRpcError(reply, 405, -32000, 'Method not allowed: no standalone stream (the server sends nothing outside a request)');
+        }
+        const types = await sdkLoaded();
+        const body = request.body;
+        const initialize = request.method === 'POST' && types.isInitializeRequest(body);
         const header = request.headers['mcp-session-id'];
-        let session: Session | undefined;
+        let session: StoredSession | undefined;
         if (typeof header === 'string') {
-          session = sessions.get(header);
-          if (!session || session.apiKeyId !== principal.apiKeyId) return sessionNotFound(reply);
-        } else {
-          session = await sessions.open(principal.apiKeyId, principal.userId);
+          session = await sessions.resume(header, owner);
+          // The transport's own answer to an unknown session: the client starts a new one.
+          if (!session) return jsonRpcError(reply, 404, -32001, 'Session not found');
+          if (initialize) return jsonRpcError(reply, 400, -32600, 'Invalid Request: Server already initialized');
+        } else if (!initialize) {
+          return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
         }
-        session.lastSeen = Date.now();
-        const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
-        raw.auth = {
-          token: presentedKey(request) ?? '',
-          clientId: principal.apiKeyId,
-          scopes: [],
-          extra: { ip: request.ip, requestId: request.id },
-        };
-        // The transport writes the response itself; headers set so far (x-request-id, rate limits) go with it.
-        for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-        reply.hijack();
-        reply.raw.setTimeout(STREAM_SILENCE_MS);
-        try {
-          await session.transport.handleRequest(raw, reply.raw, request.body);
-        } catch (err) {
-          // Past hijack, Fastify's error handler cannot answer: say it in JSON-RPC, without detail.
-          request.log.error({ err }, 'MCP transport failed');
-          if (!reply.raw.headersSent) {
-            reply.raw.writeHead(500, { 'content-type': 'application/json' });
-            reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-          } else reply.raw.end();
+        if (request.method === 'DELETE') {
+          await sessions.close(session!.id);
+          return reply.code(200).send();
         }
-        // A request that did not initialize a session leaves nothing behind.
-        if (!session.transport.sessionId) await session.mcp.close().catch(() => {});
+        if (session) {
+          // Answers and cancellations go to the request they concern, on whichever process serves it.
+          // A batch longer than the transport takes is refused whole (below): nothing in it is kept.
+          const messages = Array.isArray(body) ? (body.length <= types.MAX_BATCH_SIZE ? body : []) : [body];
+          for (const message of messages) {
+            if (!types.JSONRPCMessageSchema.safeParse(message).success) continue; // the transport refuses it below
+            const address = addressOf(message as Record<string, unknown>);
+            if (address !== undefined) await relay.route(session.id, { address, message });
+          }
+          return serve(request, reply, owner, session, false);
+        }
+        const { params } = body as { params: Record<string, unknown> };
+        const init = { protocolVersion: params.protocolVersion, capabilities: params.capabilities, clientInfo: params.clientInfo };
+        return serve(request, reply, owner, { id: await sessions.open(owner, init), initialize: init }, true);
       },
     });
   });

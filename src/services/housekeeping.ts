@@ -1,6 +1,7 @@
 // What the hourly housekeeping job forgets: idempotency keys past their 24 h, sessions that can no
 // longer be used, webhook delivery attempts past 30 days, read inbox messages past 90 days, and
-// provider events too old to be redelivered, and WebAuthn challenges nobody answered in time.
+// provider events too old to be redelivered, WebAuthn challenges nobody answered in time, and MCP
+// sessions closed or expired.
 import type { Context } from '../context.ts';
 import { deleteExpiredKeys } from '../../db/repositories/idempotency.ts';
 import { deleteDeadSessions } from '../../db/repositories/sessions.ts';
@@ -8,6 +9,7 @@ import { deleteOldProviderEvents } from '../../db/repositories/payment-accounts.
 import { deleteDeliveriesBefore } from '../../db/repositories/webhooks.ts';
 import { deleteReadMessagesBefore } from '../../db/repositories/notifications.ts';
 import { deleteExpiredChallenges } from '../../db/repositories/passkeys.ts';
+import { deleteDeadMcpState } from './mcp-sessions.ts';
 import { idAt } from '../ids.ts';
 
 /** How long the webhook delivery log keeps an attempt (and so how far back a replay reaches). */
@@ -24,4 +26,5 @@ export async function housekeep(ctx: Pick<Context, 'db'>): Promise<void> {
   await deleteReadMessagesBefore(ctx.db, idAt(daysAgo(READ_MESSAGE_DAYS)));
   await deleteOldProviderEvents(ctx.db);
   await deleteExpiredChallenges(ctx.db);
+  await deleteDeadMcpState(ctx.db);
 }
