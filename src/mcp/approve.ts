@@ -9,9 +9,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { buildRequest, type CallApi, errorResult, isEnvelope, toolResult } from './request.ts';
+import { buildRequest, type CallApi, errorResult, isEnvelope, structuredResult, toolResult } from './request.ts';
 import { askOwnerToConfirm } from './owner-confirms.ts';
-import type { ToolDefinition } from './schema.ts';
+import type { NOT_APPROVED_REASONS, ToolDefinition } from './schema.ts';
+import { escapedJson } from './untrusted.ts';
 
 /** How long the owner has to answer the form before the tool gives up (and approves nothing). */
 export const OWNER_ANSWER_TIMEOUT_MS = 10 * 60_000;
@@ -46,7 +47,7 @@ export interface ApproveContext {
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
 }
 
-type Reason = 'elicitation_unsupported' | 'declined' | 'cancelled' | 'not_confirmed' | 'no_answer';
+type Reason = (typeof NOT_APPROVED_REASONS)[number];
 
 const REASONS: Record<Reason, string> = {
   elicitation_unsupported: 'this MCP client cannot ask your owner (no elicitation capability)',
@@ -67,14 +68,11 @@ function money(cents: number, currency: string): string {
 }
 
 /**
- * Text a counterparty wrote (a title), as the terms show it: in quotes, escaped as JSON, and with
- * every control, format or line-separator character (Unicode Cc, Cf, Zl, Zp) written as `\uXXXX`,
- * so it cannot end the quote, break the line or reorder what is around it (a bidi override).
+ * Text a counterparty wrote (a title), as the terms show it: in quotes, escaped as JSON (with every
+ * control, format or line-separator character written as `\uXXXX`), so it cannot end the quote,
+ * break the line or reorder what is around it (a bidi override).
  */
-function quoted(text: string): string {
-  const escaped = (c: string) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
-  return JSON.stringify(text).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, escaped);
-}
+const quoted = (text: string): string => escapedJson(text);
 
 /**
  * The terms as the owner reads them: every field the approval binds them to. What we write and
@@ -111,27 +109,27 @@ export function termsText(
   return lines.join('\n');
 }
 
-function notApproved(contract: Omit<Contract, 'terms_hash'>, reason: Reason, url: string): CallToolResult {
+function notApproved(tool: ToolDefinition, contract: Omit<Contract, 'terms_hash'>, reason: Reason, url: string): CallToolResult {
   const message =
     `Not approved: ${REASONS[reason]}. Only the owner can approve contract ${contract.id}; ` +
     `ask them to review and approve it at ${url} (revision_count ${contract.revision_count}).`;
-  return {
-    content: [{ type: 'text', text: message }],
-    structuredContent: {
-      approved: false,
-      reason,
-      approve_url: url,
-      contract_id: contract.id,
-      revision_count: contract.revision_count,
-      message,
-    },
-  };
+  return structuredResult(tool, {
+    approved: false,
+    reason,
+    approve_url: url,
+    contract_id: contract.id,
+    revision_count: contract.revision_count,
+    message,
+  });
 }
 
-async function getJson(call: CallApi, url: string): Promise<{ ok: true; body: unknown } | { ok: false; result: CallToolResult }> {
+type Read = { ok: true; body: unknown } | { ok: false; result: CallToolResult };
+
+/** A read the tool needs; refused, its refusal is the tool's answer. */
+async function getJson(call: CallApi, tool: ToolDefinition, url: string): Promise<Read> {
   const response = await call({ method: 'GET', url, headers: {} });
   if (response.status === 200) return { ok: true, body: response.body };
-  return { ok: false, result: toolResult(response) };
+  return { ok: false, result: toolResult(tool, response) };
 }
 
 export async function approveWithOwner(
@@ -143,7 +141,7 @@ export async function approveWithOwner(
   const request = buildRequest(tool, args);
   if (isEnvelope(request)) return errorResult(request);
   const id = encodeURIComponent(String(args.id));
-  const read = await getJson(call, `/api/contracts/${id}`);
+  const read = await getJson(call, tool, `/api/contracts/${id}`);
   if (!read.ok) return read.result;
   const contract = read.body as Contract;
   if (contract.status !== 'pending_owner_approval') {
@@ -169,17 +167,17 @@ export async function approveWithOwner(
   const body = typeof args.body === 'object' && args.body !== null ? args.body : {};
   // Bound to the terms shown: changed since, the API refuses (and under owner_confirms it only asks the owner).
   const approval = { ...request, body: { ...body, revision_count: contract.revision_count, terms_hash: contract.terms_hash } };
-  const profile = await getJson(call, '/api/profile/me');
+  const profile = await getJson(call, tool, '/api/profile/me');
   if (!profile.ok) return profile.result;
   if ((profile.body as { approval_policy: string }).approval_policy === 'owner_confirms')
-    return askOwnerToConfirm({ mcp, call, extra, timeoutMs: OWNER_ANSWER_TIMEOUT_MS }, approval);
+    return askOwnerToConfirm({ mcp, call, extra, tool, timeoutMs: OWNER_ANSWER_TIMEOUT_MS }, approval);
 
   const url = approvalUrl(contract.id);
-  if (!mcp.server.getClientCapabilities()?.elicitation?.form) return notApproved(contract, 'elicitation_unsupported', url);
+  if (!mcp.server.getClientCapabilities()?.elicitation?.form) return notApproved(tool, contract, 'elicitation_unsupported', url);
 
   const [me, gig] = await Promise.all([
-    getJson(call, '/api/keys/verify'),
-    getJson(call, `/api/gigs/${encodeURIComponent(contract.gig_id)}`),
+    getJson(call, tool, '/api/keys/verify'),
+    getJson(call, tool, `/api/gigs/${encodeURIComponent(contract.gig_id)}`),
   ]);
   const userId = me.ok ? (me.body as { user_id: string }).user_id : undefined;
   const role = userId === undefined ? undefined : userId === contract.client_user_id ? 'client' : 'worker';
@@ -207,11 +205,11 @@ export async function approveWithOwner(
       { relatedRequestId: extra.requestId, signal: extra.signal, timeout: OWNER_ANSWER_TIMEOUT_MS },
     );
   } catch {
-    return notApproved(contract, 'no_answer', url);
+    return notApproved(tool, contract, 'no_answer', url);
   }
-  if (answer.action === 'decline') return notApproved(contract, 'declined', url);
-  if (answer.action === 'cancel') return notApproved(contract, 'cancelled', url);
-  if (answer.content?.confirm !== true) return notApproved(contract, 'not_confirmed', url);
+  if (answer.action === 'decline') return notApproved(tool, contract, 'declined', url);
+  if (answer.action === 'cancel') return notApproved(tool, contract, 'cancelled', url);
+  if (answer.content?.confirm !== true) return notApproved(tool, contract, 'not_confirmed', url);
 
-  return toolResult(await call(approval));
+  return toolResult(tool, await call(approval));
 }

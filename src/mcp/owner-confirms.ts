@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { type ApiRequest, type CallApi, toolResult } from './request.ts';
+import { type ApiRequest, type CallApi, structuredResult, toolResult } from './request.ts';
+import type { ToolDefinition } from './schema.ts';
 
 /**
  * How often the tool reads the contract while the owner is on the page: each read spends from the
@@ -34,6 +35,8 @@ export interface OwnerConfirmsContext {
   mcp: McpServer;
   call: CallApi;
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  /** approveContract, whose result this is. */
+  tool: ToolDefinition;
   /** How long the owner has, from the question on. */
   timeoutMs: number;
 }
@@ -45,18 +48,18 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /** The result when the owner has not (yet) approved: the API's 202, with why. */
-function waiting(body: Requested, reason: string): CallToolResult {
+function waiting(tool: ToolDefinition, body: Requested, reason: string): CallToolResult {
   const message = `Not approved yet: ${reason}. Only your owner can approve contract ${body.contract_id}; they do it at ${body.confirm_url}.`;
-  return { content: [{ type: 'text', text: message }], structuredContent: { ...body, message } };
+  return structuredResult(tool, { ...body, message });
 }
 
 /** Asks the API (which records the request and tells the owner), then sends the owner to the page when the client can. */
 export async function askOwnerToConfirm(context: OwnerConfirmsContext, request: ApiRequest): Promise<CallToolResult> {
-  const { mcp, call, extra, timeoutMs } = context;
+  const { mcp, call, extra, tool, timeoutMs } = context;
   const asked = await call(request);
-  if (asked.status !== 202) return toolResult(asked); // refused (stale terms, wrong state), or approved meanwhile under a new policy
+  if (asked.status !== 202) return toolResult(tool, asked); // refused (stale terms, wrong state), or approved meanwhile under a new policy
   const body = asked.body as Requested;
-  if (!mcp.server.getClientCapabilities()?.elicitation?.url) return toolResult(asked);
+  if (!mcp.server.getClientCapabilities()?.elicitation?.url) return toolResult(tool, asked);
 
   const elicitationId = randomUUID();
   const deadline = Date.now() + timeoutMs;
@@ -72,10 +75,10 @@ export async function askOwnerToConfirm(context: OwnerConfirmsContext, request: 
       { relatedRequestId: extra.requestId, signal: extra.signal, timeout: timeoutMs },
     );
   } catch {
-    return waiting(body, 'no answer came from your owner');
+    return waiting(tool, body, 'no answer came from your owner');
   }
   if (answer.action !== 'accept')
-    return waiting(body, answer.action === 'decline' ? 'your owner declined to open the page' : 'your owner dismissed the question');
+    return waiting(tool, body, answer.action === 'decline' ? 'your owner declined to open the page' : 'your owner dismissed the question');
 
   // Accepting opens the page; the approval itself happens there. Wait for it.
   const read: ApiRequest = { method: 'GET', url: `/api/contracts/${encodeURIComponent(body.contract_id)}`, headers: {} };
@@ -85,19 +88,19 @@ export async function askOwnerToConfirm(context: OwnerConfirmsContext, request: 
       await sleep(POLL_MS * 5, extra.signal);
       continue;
     }
-    if (now.status !== 200) return toolResult(now);
+    if (now.status !== 200) return toolResult(tool, now);
     const c = now.body as ContractState;
     const approvedAt = body.party_role === 'client' ? c.client_approved_at : c.worker_approved_at;
-    if (c.revision_count !== body.revision_count) return waiting(body, 'the contract was revised meanwhile; read it again');
+    if (c.revision_count !== body.revision_count) return waiting(tool, body, 'the contract was revised meanwhile; read it again');
     if (approvedAt !== null) {
       await mcp.server
         .createElicitationCompletionNotifier(elicitationId, { relatedRequestId: extra.requestId })()
         .catch(() => {});
       const text = `Your owner approved contract ${body.contract_id} on its page.`;
-      return { content: [{ type: 'text', text }], structuredContent: { approved: true, contract: now.body, message: text } };
+      return structuredResult(tool, { approved: true, contract: now.body, message: text });
     }
-    if (c.status !== 'pending_owner_approval') return waiting(body, `the contract is ${c.status} now`);
+    if (c.status !== 'pending_owner_approval') return waiting(tool, body, `the contract is ${c.status} now`);
     await sleep(POLL_MS, extra.signal);
   }
-  return waiting(body, 'your owner has not approved yet');
+  return waiting(tool, body, 'your owner has not approved yet');
 }

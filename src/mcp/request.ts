@@ -2,7 +2,9 @@
 // result. The API does every check; here only what is needed to build the URL is refused, with
 // the API's envelope (VALIDATION_FAILED, issues at `arguments.<name>`).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isObject } from './json-schema.ts';
 import type { ToolDefinition } from './schema.ts';
+import { escapedJson, UNTRUSTED_META, untrustedNote, untrustedText } from './untrusted.ts';
 
 export interface ApiRequest {
   method: string;
@@ -65,27 +67,45 @@ export function buildRequest(tool: ToolDefinition, args: Record<string, unknown>
   return request;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export function isEnvelope(value: unknown): value is ErrorEnvelope {
   return isObject(value) && isObject(value.error) && typeof value.error.code === 'string';
 }
 
-/** A failed call: the API's envelope, as text and as structured content. */
+/**
+ * A failed call: the API's envelope, as JSON text. Not as structured content: that must match the
+ * tool's output schema, which describes success (some clients check it on errors too).
+ */
 export function errorResult(envelope: ErrorEnvelope): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: { ...envelope } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] };
+}
+
+/** A success body as a result, which MCP wants an object: the object itself, else `{ data }`, and no body `{}`. */
+function resultOf(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  return isObject(body) ? body : { data: body };
+}
+
+/**
+ * A success: `body` as structured content (it matches the tool's output schema) and as JSON text,
+ * for clients that read only text. When it holds text that people wrote, a second text from
+ * gigmarket says where (and `_meta` lists the exact JSON Pointers): apart from the JSON, so
+ * nothing in the JSON can pass for it.
+ */
+export function structuredResult(tool: ToolDefinition, body: Record<string, unknown>): CallToolResult {
+  const json = { type: 'text' as const, text: escapedJson(body) };
+  const { pointers, patterns } = untrustedText(tool.markedOutput, body);
+  if (!pointers.length) return { content: [json], structuredContent: body };
+  return {
+    content: [json, { type: 'text', text: untrustedNote(patterns), annotations: { audience: ['assistant'], priority: 1 } }],
+    structuredContent: body,
+    _meta: { [UNTRUSTED_META]: pointers },
+  };
 }
 
 /** The API's answer as the tool's result: 2xx is the response body, anything else an error. */
-export function toolResult(response: ApiResponse): CallToolResult {
+export function toolResult(tool: ToolDefinition, response: ApiResponse): CallToolResult {
   const { status, body } = response;
-  if (status >= 200 && status < 300) {
-    const data = body ?? {};
-    return {
-      content: [{ type: 'text', text: body === undefined ? `done (HTTP ${status})` : JSON.stringify(data) }],
-      structuredContent: isObject(data) ? data : { data },
-    };
-  }
+  if (status >= 200 && status < 300) return structuredResult(tool, resultOf(body));
   if (isEnvelope(body)) return errorResult(body);
   // Not the API's envelope (a proxy in front of it, say): say what came back.
   const text = typeof body === 'string' ? body.slice(0, 500) : JSON.stringify(body);

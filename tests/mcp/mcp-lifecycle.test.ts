@@ -2,15 +2,17 @@
 // worker's) walking the whole lifecycle through MCP tools only, on the sandbox payment provider.
 // The owners' yes to the contract comes through elicitation; the humans' steps outside MCP (the
 // worker's onboarding, the client's payment) are done on the sandbox's pages. Each result must be
-// its operation's 2xx response in openapi.yaml; the writes that matter are read back over HTTP and
+// its operation's 2xx response in openapi.yaml and match its tool's output schema (with the places
+// of people's text named); the writes that matter are read back over HTTP and
 // in the database; and every tool the server lists must have been called (so a tool added later
 // without a call here fails this file).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { eventsForResource } from '../../db/repositories/events.ts';
 import { listOperations, loadSpec } from '../../src/spec.ts';
+import { UNTRUSTED_META } from '../../src/mcp/untrusted.ts';
 import { payOnSandboxPage, submitSandboxOnboarding } from '../helpers/lifecycle.ts';
-import { connectMcp, structured, type Transport } from '../helpers/mcp.ts';
+import { at, connectMcp, outputChecker, structured, texts, type Transport } from '../helpers/mcp.ts';
 import { startTestServer, type TestServer, type TestUser as User } from '../helpers/server.ts';
 import { assertMatchesSpec } from '../helpers/spec-validator.ts';
 
@@ -49,14 +51,23 @@ async function agent(transport: Transport, user: User, called: Set<string>, aske
     return { action: 'accept', content: { confirm: true } };
   });
   open.push(mcp);
+  const matchesOutput = outputChecker((await mcp.listTools()).tools);
   const call = async (name: string, args: Body = {}, status = successStatus(name)): Promise<Body> => {
     const result = await mcp.callTool({ name, arguments: args });
-    const text = (result.content as { text: string }[])[0]!.text;
+    const [text, note, ...more] = texts(result);
     expect(result.isError, `${name}: ${text}`).toBeFalsy();
     const body = structured(result);
-    expect(JSON.parse(text), `${name}: the text is the structured result`).toEqual(body);
+    expect(JSON.parse(text!), `${name}: the text is the structured result`).toEqual(body);
     const op = operations.get(name)!;
     assertMatchesSpec(op.path, op.method, status, 'application/json', body);
+    // The SDK's client checked it against the tool's output schema (draft-07); so does 2020-12.
+    matchesOutput(name, body);
+    // People's text, when there is any, is named: each pointer reaches text, and gigmarket's note says so.
+    const pointers = (result._meta?.[UNTRUSTED_META] ?? []) as string[];
+    for (const pointer of pointers) expect(JSON.stringify(at(body, pointer) ?? ''), `${name} ${pointer}`).toMatch(/[^"[\]]/);
+    expect(note === undefined, `${name}: a note iff people's text`).toBe(pointers.length === 0);
+    if (note) expect(note).toMatch(/^gigmarket: in the JSON above, the values at \//);
+    expect(more).toEqual([]);
     called.add(name);
     return body;
   };

@@ -212,6 +212,9 @@ describe.each<Transport>(['http', 'stdio'])('MCP over %s', (transport) => {
         'title',
       ]);
       expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/"type":\[/);
+      // Its result's schema too: an object (as MCP wants), standing on its own (tests/mcp/mcp-output.test.ts checks more).
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(JSON.stringify(tool.outputSchema), tool.name).not.toMatch(/"type":\[|"\$ref":"#\/components/);
       expect(tool.description).toContain(op.operation.summary);
       // Written for a tool: no pointer to a section "above" that a tool's reader does not see.
       expect(JSON.stringify(tool), tool.name).not.toMatch(/\babove\b/);
@@ -262,7 +265,8 @@ describe.each<Transport>(['http', 'stdio'])('MCP over %s', (transport) => {
     const missing = await mcp.callTool({ name: 'getGig', arguments: { id: '0190a5b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f' } });
     expect(missing.isError).toBe(true);
     expect(structured(missing).error.code).toBe('NOT_FOUND');
-    expect(JSON.parse((missing.content as { text: string }[])[0]!.text)).toEqual(structured(missing));
+    // As JSON text only: structured content would have to match the tool's (success) output schema.
+    expect(missing.structuredContent).toBeUndefined();
 
     const invalid = await mcp.callTool({ name: 'listGigs', arguments: { limit: 0 } });
     expect(structured(invalid).error).toMatchObject({
