@@ -31,8 +31,8 @@ const CLI = path.join(ROOT, 'node_modules', '.bin', 'conformance');
 
 /**
  * The revision the scenarios run at: the MCP SDK's LATEST_PROTOCOL_VERSION, the newest /mcp
- * negotiates. Left to itself the CLI picks the newest dated revision (2026-07-28, stateless, with
- * per-request _meta), which this server does not speak yet.
+ * negotiates. Left to itself the CLI picks the newest dated revision (the stateless wire,
+ * with per-request _meta), which this server does not speak yet.
  */
 const PROTOCOL = '2025-11-25';
 
@@ -40,18 +40,17 @@ const PROTOCOL = '2025-11-25';
  * What runs, in order: `conformance server` scenarios against /mcp (`conformance list --server`
  * names them all). The others in that list call the reference server's own test tools, resources
  * and prompts (tools-call-*, resources-*, prompts-*, elicitation-*, json-schema-2020-12), or
- * capabilities /mcp does not declare (logging-set-level, completion-complete), or the 2026-07-28
+ * capabilities /mcp does not declare (logging-set-level, completion-complete), or the newer
  * stateless wire (server-stateless, caching, http-*, input-required-result-*), or an extension
  * (tasks-*, sep-2640-*): none applies to gigmarket. server-sse-polling (pending in the suite) passes
  * with two warnings: no priming event and no retry field on a POST's event stream (both SHOULDs).
  *
  * Auth. The suite's auth/* scenarios all test an MCP client (against its own authorization and
- * resource servers); none tests a server. What applies to gigmarket, once it is the authorization
- * server for /mcp, is the `conformance authorization --url <issuer>` command's scenarios:
+ * resource servers); none tests a server. What applies to gigmarket, the authorization server for
+ * /mcp, is the `conformance authorization --url <issuer>` command's scenarios:
  *   authorization-server-metadata-endpoint  RFC 8414 metadata (issuer, endpoints, S256,
- *     client_id_metadata_document_supported); no browser: add it below as
- *     { command: 'authorization', scenario: 'authorization-server-metadata-endpoint', ... }.
- *   authorization-code-grant  needs --client-id (a registered client or a CIMD URL whose redirect
+ *     client_id_metadata_document_supported): run below.
+ *   authorization-code-grant (not run: tests/dashboard/dashboard-oauth.test.ts goes through the same flow)  needs --client-id (a registered client or a CIMD URL whose redirect
  *     URI is http://127.0.0.1:<--port>/callback, in `args`), the metadata scenario's result (so only
  *     in one run of the command without --scenario) and someone to sign in and consent in a browser
  *     within 5 minutes: in CI only with the consent page driven by Chromium beside it.
@@ -71,8 +70,13 @@ const SCENARIOS: Run[] = [
   { command: 'server', scenario: 'tools-list', about: 'tools/list: every tool with a name and an object inputSchema' },
   { command: 'server', scenario: 'dns-rebinding-protection', about: 'a foreign Host/Origin refused with 4xx, a localhost one served' },
   { command: 'server', scenario: 'server-sse-multiple-streams', about: 'three concurrent POSTs on one session, each answered' },
-  // Not scored for 2025-11-25 (added to the suite after it), but what a stateful server must do.
+  // Not scored for PROTOCOL (added to the suite after it), but what a stateful server must do.
   { command: 'server', scenario: 'server-session-lifecycle', about: 'DELETE ends the session; its id then gets 404' },
+  {
+    command: 'authorization',
+    scenario: 'authorization-server-metadata-endpoint',
+    about: 'RFC 8414 metadata of the authorization server for /mcp: issuer, endpoints, PKCE S256, client id metadata documents',
+  },
 ];
 
 interface Check {
