@@ -146,9 +146,12 @@ module.exports = {
       name: 'mcp-goes-through-the-api',
       severity: 'error',
       comment:
-        'src/mcp/ (the MCP server) calls the HTTP API for every tool, so that every rule, error and rate limit is the API\'s: of ours it may import only itself, src/spec.ts, src/auth/authenticate.ts (for /mcp itself) and src/dashboard/links.ts (the approval link); never services, db/ or handlers/.',
+        'src/mcp/ (the MCP server) calls the HTTP API for every tool, so that every rule, error and rate limit is the API\'s: of ours it may import only itself, src/spec.ts, src/auth/authenticate.ts and src/auth/internal-call.ts (for /mcp itself and its in-process calls), src/oauth/scopes.ts (the names of OAuth scopes) and src/dashboard/links.ts (the approval link); never services, db/ or handlers/.',
       from: { path: '^src/mcp/' },
-      to: { path: OURS, pathNot: '^src/mcp/|^src/spec\\.ts$|^src/auth/authenticate\\.ts$|^src/dashboard/links\\.ts$' },
+      to: {
+        path: OURS,
+        pathNot: '^src/mcp/|^src/spec\\.ts$|^src/auth/(authenticate|internal-call)\\.ts$|^src/oauth/scopes\\.ts$|^src/dashboard/links\\.ts$',
+      },
     },
     {
       name: 'examples-use-the-api-only',

@@ -12,3 +12,4 @@ export * from './schema/files.ts';
 export * from './schema/credits.ts';
 export * from './schema/disputes.ts';
 export * from './schema/mcp.ts';
+export * from './schema/oauth.ts';

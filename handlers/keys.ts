@@ -48,5 +48,13 @@ export function keyHandlers(): Handlers<KeyOperations> {
 
 /** A key just made: shown with its secret, this once; never used, revoked or replaced yet. */
 function newKeyView(key: { row: Parameters<typeof presentApiKey>[0]; secret: string }) {
-  return { ...presentApiKey(key.row), last_used_at: null, revoked_at: null, replaced_by_id: null, key: key.secret };
+  return {
+    ...presentApiKey(key.row),
+    last_used_at: null,
+    revoked_at: null,
+    replaced_by_id: null,
+    oauth_client_id: null,
+    scopes: null,
+    key: key.secret,
+  };
 }

@@ -23,6 +23,11 @@ import { securityHeaders } from './http/security-headers.ts';
 import { leaveMultipartBodiesUnread, readUploads, registerUploadRoutes, uploadFieldsOf } from './http/uploads.ts';
 import { registerMcpRoute } from './mcp/http.ts';
 import { mcpSessionStore } from './services/mcp-sessions.ts';
+import { SCOPE_OF_OPERATION } from './mcp/operations.ts';
+import { lazyProvider, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.ts';
+import { mcpResource } from './oauth/provider.ts';
+import { SCOPE_NAMES } from './oauth/scopes.ts';
+import { tokenHolder } from './oauth/tokens.ts';
 import { toolDefinitions } from './mcp/schema.ts';
 import { registerLlmsText } from './http/llms.ts';
 import { registerArazzo } from './http/arazzo.ts';
@@ -109,8 +114,18 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   }
 
   const idempotency = idempotencyHooks(ctx.db, config.idempotencyLockSeconds);
+  const oauthProvider = lazyProvider(ctx);
+  const resource = mcpResource(config.publicUrl);
   const authenticate = limits.aroundAuthentication(
-    authenticateHook(ctx.db, ctx.apiKeys, { publicUrl: config.publicUrl, sessionCookie: sessionCookieName(config.nodeEnv) }),
+    authenticateHook(ctx.db, ctx.apiKeys, {
+      publicUrl: config.publicUrl,
+      sessionCookie: sessionCookieName(config.nodeEnv),
+      tokens: {
+        holder: async (token) => tokenHolder(ctx.db, await oauthProvider(), resource, token),
+        scopeOf: (operationId) => SCOPE_OF_OPERATION.get(operationId),
+        challenge: `Bearer resource_metadata="${resourceMetadataUrl(config.publicUrl)}", scope="${SCOPE_NAMES.join(' ')}"`,
+      },
+    }),
   );
   const glued = await specRoutes(spec);
   await app.register(async (api) => {
@@ -160,6 +175,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   registerArazzo(app);
   registerApiReference(app);
   await registerBrowserRoutes(app, ctx);
+  // OAuth for /mcp: the authorization server, /mcp's resource metadata and the consent page (src/oauth/).
+  await registerOAuthRoutes(app, ctx, oauthProvider);
   // Called by the payment provider, not by clients: outside the published spec (see the module).
   registerProviderWebhook(app, ctx);
   // For agents: the MCP server over the same operations (src/mcp/), and llms.txt.

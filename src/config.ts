@@ -212,6 +212,11 @@ export const SETTINGS = {
     description:
       'A Redis (`redis://[:password@]host:6379[/db]`, or `rediss://`) for the rate-limit counters, so that several server processes share them. Unset: each process counts in memory. Set but unreachable at start: the server does not start.',
   },
+  OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE_URLS: {
+    ...flag(),
+    description:
+      "`true` lets an OAuth client's id be a metadata document URL on loopback, private or CGNAT addresses (it must still be https), for local development and tests. Refused when `NODE_ENV=production`.",
+  },
   RATE_LIMIT_PREFIX: { ...text('gigmarket:ratelimit:'), description: "Prefix of the counters' keys in Redis." },
   SOURCES_ALLOW_PRIVATE_URLS: {
     ...flag(),
@@ -333,6 +338,8 @@ export interface Config {
   devSignInUnsafeAllowRemote: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
   webhooksAllowPrivateUrls: boolean;
+  /** OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE_URLS: OAuth client metadata documents may be on loopback and private networks (development and tests only). */
+  oauthClientDocumentsAllowPrivateUrls: boolean;
   /** MCP_ALLOWED_ORIGINS: origins besides PUBLIC_URL's that may call /mcp from a browser. */
   mcpAllowedOrigins: string[];
   /** SOURCES_ALLOW_PRIVATE_URLS: external feeds may be on loopback and private networks (development and tests only). */
@@ -462,6 +469,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devSignInUnsafeAllowRemote: read('DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
     webhooksAllowPrivateUrls: notInProduction(read, 'WEBHOOKS_ALLOW_PRIVATE_URLS', 'users could make the server reach its own network'),
     mcpAllowedOrigins: read('MCP_ALLOWED_ORIGINS'),
+    oauthClientDocumentsAllowPrivateUrls: notInProduction(
+      read,
+      'OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE_URLS',
+      'a client id could make the server reach its own network',
+    ),
     sourcesAllowPrivateUrls: notInProduction(
       read,
       'SOURCES_ALLOW_PRIVATE_URLS',
@@ -586,7 +598,11 @@ function llm(read: Read): LlmSettings | undefined {
  * be on this machine and its networks (src/outbound/guard.ts). In production that would let a URL
  * make the server reach its own network, so it is refused there.
  */
-function notInProduction(read: Read, name: 'WEBHOOKS_ALLOW_PRIVATE_URLS' | 'SOURCES_ALLOW_PRIVATE_URLS', danger: string): boolean {
+function notInProduction(
+  read: Read,
+  name: 'WEBHOOKS_ALLOW_PRIVATE_URLS' | 'SOURCES_ALLOW_PRIVATE_URLS' | 'OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE_URLS',
+  danger: string,
+): boolean {
   const allow = read(name);
   if (allow && read('NODE_ENV') === 'production') throw new Error(`${name} must not be true when NODE_ENV=production: ${danger}`);
   return allow;

@@ -33,13 +33,32 @@ export async function keyMayApprove(db: Executor, keyId: string): Promise<boolea
 export async function insertApiKey(
   db: Executor,
   userId: string,
-  input: { id: string; name: string; hostedAgentId: string | null; mayApprove: boolean; keyHash: string; keyPrefix: string },
+  input: {
+    id: string;
+    name: string;
+    hostedAgentId: string | null;
+    mayApprove: boolean;
+    keyHash: string;
+    keyPrefix: string;
+    oauth?: { grantId: string; clientId: string; scopes: string[] };
+  },
 ) {
+  const { oauth, ...key } = input;
   const [row] = await db
     .insert(apiKeys)
-    .values({ ...input, userId })
+    .values({ ...key, userId, ...(oauth ? { oauthGrantId: oauth.grantId, oauthClientId: oauth.clientId, scopes: oauth.scopes } : {}) })
     .returning();
   return row!;
+}
+
+/** The user's active key standing for an OAuth client's grant, if they granted that client before. */
+export async function findActiveClientKey(db: Executor, userId: string, clientId: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.oauthClientId, clientId), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return row;
 }
 
 /**

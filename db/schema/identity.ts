@@ -75,9 +75,17 @@ export const apiKeys = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     /** Set when this key was replaced by a rotation. */
     replacedById: uuid('replaced_by_id'),
+    /** Set when the key stands for an OAuth client's grant (src/services/oauth-grants.ts): the grant, its client, what was granted. */
+    oauthGrantId: text('oauth_grant_id'),
+    oauthClientId: text('oauth_client_id'),
+    scopes: text('scopes').array(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_user_id_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
+    index('api_keys_user_id_idx').on(t.userId),
+    uniqueIndex('api_keys_oauth_grant_id_key').on(t.oauthGrantId),
+  ],
 );
 
 /** Permanent vouches between users (POST /api/vouches; read by the public profile and worker recommendations). */

@@ -8,6 +8,9 @@ import { ApiError, forbidden, unauthenticated } from '../errors.ts';
 import type { ApiKeyCache } from './key-cache.ts';
 import { looksLikeApiKey, sha256 } from './secrets.ts';
 import type { Actor } from '../actor.ts';
+import type { OAuthScope } from '../oauth/scopes.ts';
+import type { TokenHolder } from '../oauth/tokens.ts';
+import { isMcpCall } from './internal-call.ts';
 
 /**
  * The session cookie's name. In production it is `__Host-gm_session`: browsers keep such a cookie
@@ -19,7 +22,14 @@ export function sessionCookieName(nodeEnv: string): string {
 }
 
 export type Principal =
-  | { kind: 'api_key'; userId: string; apiKeyId: string; hostedAgentId: string | null }
+  | {
+      kind: 'api_key';
+      userId: string;
+      apiKeyId: string;
+      hostedAgentId: string | null;
+      /** An OAuth access token's granted scopes (it acts as its grant's key); absent for an API key, which may do everything. */
+      scopes?: readonly OAuthScope[];
+    }
   | { kind: 'session'; userId: string; sessionId: string };
 
 declare module 'fastify' {
@@ -30,6 +40,8 @@ declare module 'fastify' {
     operationId?: string;
     /** Security requirements of the operation, from the spec: scheme names per alternative. */
     security?: Record<string, string[]>[];
+    /** The route is an OAuth protected resource (/mcp): it takes access tokens, and its 401 says where to get one. */
+    oauthResource?: boolean;
   }
 }
 
@@ -145,24 +157,66 @@ function acceptsOf(security: Security): Accepts {
   return accepts;
 }
 
-export function authenticateHook(db: Db, keys: ApiKeyCache, options: { publicUrl: string; sessionCookie: string }) {
-  const { publicUrl, sessionCookie } = options;
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+/** OAuth access tokens, where the server takes them: /mcp, and the API calls its tools make. */
+export interface AcceptedTokens {
+  holder(token: string): Promise<TokenHolder | undefined>;
+  /** The scope an operation needs of a token; undefined: no token may call it. */
+  scopeOf(operationId: string): OAuthScope | undefined;
+  /** The WWW-Authenticate challenge of /mcp's 401 (RFC 9728: where its resource metadata is). */
+  challenge: string;
+}
+
+async function principalFromToken(tokens: AcceptedTokens, token: string): Promise<Principal> {
+  const holder = await tokens.holder(token);
+  if (!holder) throw unauthenticated("the access token is unknown, expired or revoked, or was not issued for this server's /mcp");
+  return { kind: 'api_key', userId: holder.userId, apiKeyId: holder.apiKeyId, hostedAgentId: null, scopes: holder.scopes };
+}
+
+/** A token acts only within its scopes: the operation's scope must be among them. */
+function checkScope(tokens: AcceptedTokens, request: FastifyRequest, scopes: readonly OAuthScope[]): void {
+  const operationId = request.routeOptions.config.operationId;
+  if (!operationId || request.routeOptions.config.oauthResource) return; // /mcp itself: each tool's call is checked
+  const needed = tokens.scopeOf(operationId);
+  if (!needed) throw forbidden(`${operationId} is not open to OAuth clients: it needs an API key or the owner's session`);
+  if (!scopes.includes(needed)) throw forbidden(`${operationId} needs the "${needed}" scope, which this grant does not include`);
+}
+
+export function authenticateHook(
+  db: Db,
+  keys: ApiKeyCache,
+  options: { publicUrl: string; sessionCookie: string; tokens?: AcceptedTokens },
+) {
+  const { publicUrl, sessionCookie, tokens } = options;
+  async function principalOfRequest(request: FastifyRequest): Promise<Principal | undefined> {
+    const key = presentedKey(request);
+    if (key === null) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
+    if (key === undefined) return principalFromSession(db, request, sessionCookie);
+    if (tokens && !looksLikeApiKey(key) && (request.routeOptions.config.oauthResource || isMcpCall(request))) {
+      return principalFromToken(tokens, key);
+    }
+    return principalFromKey(db, keys, key);
+  }
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.principal = null;
     const security = request.routeOptions.config.security;
     if (!security || security.length === 0) return; // public route
     const accepts = acceptsOf(security);
-    const key = presentedKey(request);
-    if (key === null) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
     let principal: Principal | undefined;
-    if (key !== undefined) principal = await principalFromKey(db, keys, key);
-    else principal = await principalFromSession(db, request, sessionCookie);
-    if (!principal) {
-      // `{}` among the alternatives: credentials are optional (the operation answers anonymous
-      // callers as it answers anyone it shows nothing: GET /api/profile/{userId}/resume).
-      if (accepts.anonymous) return;
-      throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
+    try {
+      principal = await principalOfRequest(request);
+      if (!principal && !accepts.anonymous) {
+        throw unauthenticated('credentials are required: an API key (Authorization: Bearer or x-api-key) or a browser session');
+      }
+    } catch (err) {
+      // An MCP client without credentials learns from the challenge where to get a token.
+      if (tokens && request.routeOptions.config.oauthResource && err instanceof ApiError && err.code === 'UNAUTHENTICATED') {
+        reply.header('www-authenticate', tokens.challenge);
+      }
+      throw err;
     }
+    // `{}` among the alternatives: credentials are optional (the operation answers anonymous
+    // callers as it answers anyone it shows nothing: GET /api/profile/{userId}/resume).
+    if (!principal) return;
     const allowed = principal.kind === 'session' ? accepts.session : accepts.key;
     if (!allowed) {
       throw principal.kind === 'api_key'
@@ -170,6 +224,7 @@ export function authenticateHook(db: Db, keys: ApiKeyCache, options: { publicUrl
         : forbidden('this operation needs an API key');
     }
     if (principal.kind === 'session') checkSameOrigin(request, publicUrl);
+    if (principal.kind === 'api_key' && principal.scopes && tokens) checkScope(tokens, request, principal.scopes);
     request.principal = principal;
   };
 }

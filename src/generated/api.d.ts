@@ -218,7 +218,8 @@ export interface paths {
          * @description Replaces one of the caller's active keys with a new one of the same name and
          *     `hosted_agent_id`, in one step: the new key (with its secret, shown once) is returned, and
          *     the old key is revoked with `replaced_by_id` pointing at the new one, so it gets
-         *     `401 UNAUTHENTICATED` from then on. A revoked key cannot be rotated (`409 INVALID_STATE`).
+         *     `401 UNAUTHENTICATED` from then on. A revoked key cannot be rotated (`409 INVALID_STATE`), nor
+         *     can a key that stands for an OAuth grant (it has no secret: revoke it instead).
          *     Needs a browser session: an API key gets `403 FORBIDDEN`.
          *     With an `Idempotency-Key`, a retry does not make a second key, but it cannot replay the
          *     secret either (it is never stored): it gets `409 CONFLICT` saying the first request succeeded.
@@ -3181,7 +3182,25 @@ export interface components {
              * @description The key that replaced this one, when it was revoked by a rotation.
              */
             replaced_by_id: string | null;
+            /**
+             * @description Set when this key stands for an OAuth client's grant (an MCP client the owner allowed on the
+             *     consent page): the client's id, a URL for a client that identifies itself by a metadata
+             *     document. Such a key has no secret (the client holds access and refresh tokens); revoking it
+             *     ends the grant and its tokens at once; it cannot be rotated (`409 INVALID_STATE`).
+             */
+            oauth_client_id: string | null;
+            /** @description The scopes granted, for a grant's key (`null` for an ordinary key, which may do everything its owner may). */
+            scopes: components["schemas"]["OAuthScope"][] | null;
         };
+        /**
+         * @description What an OAuth client may do for the owner who granted it, at `/mcp`: `read` (see gigs,
+         *     applications, negotiations, contracts, profile, inbox, credits), `draft` (publish, apply,
+         *     shortlist, negotiate, agree, disputes, reviews, vouches, profile), `approve` (ask the owner to
+         *     approve a contract; their approval policy still decides whether it counts), `money` (fund and
+         *     release milestones). `read` is part of every grant: no client acts on what it cannot see.
+         * @enum {string}
+         */
+        OAuthScope: "read" | "draft" | "approve" | "money";
         /** @description A key just created, with its secret in `key`. The secret is shown only in this response. */
         NewApiKey: {
             id: components["schemas"]["Uuid"];
@@ -3195,6 +3214,9 @@ export interface components {
             last_used_at: null;
             revoked_at: null;
             replaced_by_id: null;
+            /** @description A key made here is an ordinary key. */
+            oauth_client_id: null;
+            scopes: null;
             /** @description The full secret, `gm_live_` followed by 40 base62 characters. Store it now. */
             key: string;
         };
@@ -6108,7 +6130,9 @@ export interface operations {
                      *           "created_at": "2026-11-21T12:00:00.000Z",
                      *           "last_used_at": "2026-11-21T12:30:00.000Z",
                      *           "revoked_at": null,
-                     *           "replaced_by_id": null
+                     *           "replaced_by_id": null,
+                     *           "oauth_client_id": null,
+                     *           "scopes": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -6165,6 +6189,8 @@ export interface operations {
                      *       "last_used_at": null,
                      *       "revoked_at": null,
                      *       "replaced_by_id": null,
+                     *       "oauth_client_id": null,
+                     *       "scopes": null,
                      *       "key": "gm_live_4fQ2xZk8Lr0pW3nVb7YtQe1uJs9Ha5Dc6Mg2Fx4R"
                      *     }
                      */
@@ -6236,7 +6262,9 @@ export interface operations {
                      *       "created_at": "2026-11-21T12:00:00.000Z",
                      *       "last_used_at": "2026-11-21T12:30:00.000Z",
                      *       "revoked_at": "2026-11-22T09:00:00.000Z",
-                     *       "replaced_by_id": null
+                     *       "replaced_by_id": null,
+                     *       "oauth_client_id": null,
+                     *       "scopes": null
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
@@ -6289,6 +6317,8 @@ export interface operations {
                      *       "last_used_at": null,
                      *       "revoked_at": null,
                      *       "replaced_by_id": null,
+                     *       "oauth_client_id": null,
+                     *       "scopes": null,
                      *       "key": "gm_live_9TkW2qPz7Xc1Vb8Nm3Lk5Jh0Gf6Ds4Aq2We9Rt7Y"
                      *     }
                      */

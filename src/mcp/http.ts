@@ -23,6 +23,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { presentedKey, principalOf } from '../auth/authenticate.ts';
+import { mcpCallHeader } from '../auth/internal-call.ts';
+import { SCOPE_NAMES } from '../oauth/scopes.ts';
 import type { ApiRequest, ApiResponse, CallApi } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
 import { createMcpServer, type Extra } from './server.ts';
@@ -67,13 +69,20 @@ export interface McpRouteOptions {
 }
 
 /** The API, in-process, as the caller of the MCP request that carried a tool call. */
+/** What the caller may do: an OAuth token's granted scopes; an API key, everything. */
+function scopesOf(request: FastifyRequest): string[] {
+  const principal = principalOf(request);
+  return [...(principal.kind === 'api_key' && principal.scopes ? principal.scopes : SCOPE_NAMES)];
+}
+
 function injectCaller(app: FastifyInstance, extra: Extra): CallApi {
   const auth = extra.authInfo;
   const ip = auth?.extra?.ip as string | undefined;
   const requestId = auth?.extra?.requestId as string | undefined;
   return async (request: ApiRequest): Promise<ApiResponse> => {
     const headers: Record<string, string> = { ...request.headers, 'user-agent': 'gigmarket-mcp' };
-    if (auth) headers.authorization = `Bearer ${auth.token}`;
+    // The in-process mark lets the API take an OAuth token, which is for /mcp alone.
+    if (auth) Object.assign(headers, { authorization: `Bearer ${auth.token}` }, mcpCallHeader());
     if (requestId) headers['x-request-id'] = requestId;
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     const response = await app.inject({
@@ -128,7 +137,12 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
       await mcp.connect(transport);
       if (!opened) await transport.replayInitialize(session.initialize);
       const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
-      raw.auth = { token: presentedKey(request) ?? '', clientId: owner.id, scopes: [], extra: { ip: request.ip, requestId: request.id } };
+      raw.auth = {
+        token: presentedKey(request) ?? '',
+        clientId: owner.id,
+        scopes: scopesOf(request),
+        extra: { ip: request.ip, requestId: request.id },
+      };
       await inner.handleRequest(raw, reply.raw, request.body);
     } catch (err) {
       // Past hijack, Fastify's error handler cannot answer: say it in JSON-RPC, without detail.
@@ -161,7 +175,8 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
       url: '/mcp',
       // operationId marks a route the API's authentication counts (not the budget of pages);
       // security: API keys only, never a browser session.
-      config: { operationId: 'mcp', security: [{ bearerApiKey: [] }, { headerApiKey: [] }], rateLimitCost: 1 },
+      // oauthResource: OAuth access tokens issued for /mcp are taken too (src/oauth/).
+      config: { operationId: 'mcp', security: [{ bearerApiKey: [] }, { headerApiKey: [] }], rateLimitCost: 1, oauthResource: true },
       handler: async (request, reply) => {
         const owner = sessionOwnerOf(principalOf(request));
         if (!owner) throw new Error('unreachable: /mcp takes API keys only');

@@ -6,11 +6,15 @@
 // `readOnlyHint` is derived (GET). `destructive`: the call ends or irreversibly spends something
 // (cancel, withdraw, reject, release money). `idempotent`: repeating the call with the same
 // arguments leaves things as the first call left them (the repeat may answer 409 for the state it
-// already reached, or, for fund, the same payment).
+// already reached, or, for fund, the same payment). `scope`: what an OAuth token needs to call it:
+// `read` for what only reads, `approve` for the approval, `money` for what moves money, else `draft`.
+import type { OAuthScope } from '../oauth/scopes.ts';
 
 export interface ExposedOperation {
   operationId: string;
   step: LifecycleStep;
+  /** What an OAuth client needs to be granted to call it (src/oauth/scopes.ts). */
+  scope: OAuthScope;
   destructive?: boolean;
   idempotent?: boolean;
 }
@@ -32,63 +36,72 @@ export const LIFECYCLE_STEPS = {
 export type LifecycleStep = keyof typeof LIFECYCLE_STEPS;
 
 export const MCP_OPERATIONS: readonly ExposedOperation[] = [
-  { operationId: 'verifyApiKey', step: 'identify' },
+  { operationId: 'verifyApiKey', step: 'identify', scope: 'read' },
 
-  { operationId: 'searchGigs', step: 'discover' },
-  { operationId: 'recommendGigs', step: 'discover' },
-  { operationId: 'listGigs', step: 'discover' },
-  { operationId: 'getGig', step: 'discover' },
-  { operationId: 'sendDiscoveryFeedback', step: 'discover', idempotent: true },
+  { operationId: 'searchGigs', step: 'discover', scope: 'read' },
+  { operationId: 'recommendGigs', step: 'discover', scope: 'read' },
+  { operationId: 'listGigs', step: 'discover', scope: 'read' },
+  { operationId: 'getGig', step: 'discover', scope: 'read' },
+  { operationId: 'sendDiscoveryFeedback', step: 'discover', scope: 'draft', idempotent: true },
 
-  { operationId: 'createGig', step: 'publish' },
-  { operationId: 'updateGig', step: 'publish' },
+  { operationId: 'createGig', step: 'publish', scope: 'draft' },
+  { operationId: 'updateGig', step: 'publish', scope: 'draft' },
 
-  { operationId: 'applyToGig', step: 'apply' },
-  { operationId: 'listMyApplications', step: 'apply' },
-  { operationId: 'getApplication', step: 'apply' },
-  { operationId: 'withdrawApplication', step: 'apply', destructive: true, idempotent: true },
+  { operationId: 'applyToGig', step: 'apply', scope: 'draft' },
+  { operationId: 'listMyApplications', step: 'apply', scope: 'read' },
+  { operationId: 'getApplication', step: 'apply', scope: 'read' },
+  { operationId: 'withdrawApplication', step: 'apply', scope: 'draft', destructive: true, idempotent: true },
 
-  { operationId: 'listGigApplications', step: 'shortlist' },
-  { operationId: 'recommendWorkers', step: 'shortlist' },
-  { operationId: 'shortlistApplication', step: 'shortlist', idempotent: true },
-  { operationId: 'shortlistWorker', step: 'shortlist', idempotent: true },
-  { operationId: 'rejectApplication', step: 'shortlist', destructive: true, idempotent: true },
+  { operationId: 'listGigApplications', step: 'shortlist', scope: 'read' },
+  { operationId: 'recommendWorkers', step: 'shortlist', scope: 'read' },
+  { operationId: 'shortlistApplication', step: 'shortlist', scope: 'draft', idempotent: true },
+  { operationId: 'shortlistWorker', step: 'shortlist', scope: 'draft', idempotent: true },
+  { operationId: 'rejectApplication', step: 'shortlist', scope: 'draft', destructive: true, idempotent: true },
 
-  { operationId: 'negotiate', step: 'negotiate' },
-  { operationId: 'createNegotiation', step: 'negotiate' },
-  { operationId: 'listNegotiations', step: 'negotiate' },
-  { operationId: 'getNegotiation', step: 'negotiate' },
-  { operationId: 'proposeRound', step: 'negotiate' },
-  { operationId: 'agreeNegotiation', step: 'negotiate', idempotent: true },
-  { operationId: 'shareContact', step: 'negotiate', idempotent: true },
-  { operationId: 'cancelNegotiation', step: 'negotiate', destructive: true, idempotent: true },
+  { operationId: 'negotiate', step: 'negotiate', scope: 'draft' },
+  { operationId: 'createNegotiation', step: 'negotiate', scope: 'draft' },
+  { operationId: 'listNegotiations', step: 'negotiate', scope: 'read' },
+  { operationId: 'getNegotiation', step: 'negotiate', scope: 'read' },
+  { operationId: 'proposeRound', step: 'negotiate', scope: 'draft' },
+  { operationId: 'agreeNegotiation', step: 'negotiate', scope: 'draft', idempotent: true },
+  { operationId: 'shareContact', step: 'negotiate', scope: 'draft', idempotent: true },
+  { operationId: 'cancelNegotiation', step: 'negotiate', scope: 'draft', destructive: true, idempotent: true },
 
-  { operationId: 'listContracts', step: 'contract' },
-  { operationId: 'getContract', step: 'contract' },
+  { operationId: 'listContracts', step: 'contract', scope: 'read' },
+  { operationId: 'getContract', step: 'contract', scope: 'read' },
   // Through MCP this asks the human owner first (src/mcp/approve.ts).
-  { operationId: 'approveContract', step: 'contract', idempotent: true },
-  { operationId: 'reviseContract', step: 'contract', idempotent: true },
-  { operationId: 'cancelContract', step: 'contract', destructive: true, idempotent: true },
-  { operationId: 'getConnectLink', step: 'contract' },
+  { operationId: 'approveContract', step: 'contract', scope: 'approve', idempotent: true },
+  { operationId: 'reviseContract', step: 'contract', scope: 'draft', idempotent: true },
+  { operationId: 'cancelContract', step: 'contract', scope: 'draft', destructive: true, idempotent: true },
+  { operationId: 'getConnectLink', step: 'contract', scope: 'draft' },
 
-  { operationId: 'fundMilestone', step: 'pay', idempotent: true },
+  { operationId: 'fundMilestone', step: 'pay', scope: 'money', idempotent: true },
   // Releasing pays the worker: it cannot be taken back.
-  { operationId: 'releaseMilestone', step: 'pay', destructive: true, idempotent: true },
+  { operationId: 'releaseMilestone', step: 'pay', scope: 'money', destructive: true, idempotent: true },
 
-  { operationId: 'createDispute', step: 'dispute' },
-  { operationId: 'respondToDispute', step: 'dispute' },
-  { operationId: 'addDisputeEvidence', step: 'dispute' },
+  { operationId: 'createDispute', step: 'dispute', scope: 'draft' },
+  { operationId: 'respondToDispute', step: 'dispute', scope: 'draft' },
+  { operationId: 'addDisputeEvidence', step: 'dispute', scope: 'draft' },
   // Once both parties accept the same outcome, the money moves: it cannot be taken back.
-  { operationId: 'acceptDisputeOutcome', step: 'dispute', destructive: true },
+  { operationId: 'acceptDisputeOutcome', step: 'dispute', scope: 'money', destructive: true },
 
-  { operationId: 'createContractReview', step: 'reputation' },
-  { operationId: 'createVouch', step: 'reputation', idempotent: true },
+  { operationId: 'createContractReview', step: 'reputation', scope: 'draft' },
+  { operationId: 'createVouch', step: 'reputation', scope: 'draft', idempotent: true },
 
-  { operationId: 'listEvents', step: 'follow' },
-  { operationId: 'getProfile', step: 'follow' },
-  { operationId: 'updateMyProfile', step: 'follow', idempotent: true },
-  { operationId: 'listInboxMessages', step: 'follow' },
-  { operationId: 'markInboxMessageRead', step: 'follow', idempotent: true },
-  { operationId: 'getCredits', step: 'follow' },
-  { operationId: 'listCreditTransactions', step: 'follow' },
+  { operationId: 'listEvents', step: 'follow', scope: 'read' },
+  { operationId: 'getProfile', step: 'follow', scope: 'read' },
+  { operationId: 'updateMyProfile', step: 'follow', scope: 'draft', idempotent: true },
+  { operationId: 'listInboxMessages', step: 'follow', scope: 'read' },
+  { operationId: 'markInboxMessageRead', step: 'follow', scope: 'draft', idempotent: true },
+  { operationId: 'getCredits', step: 'follow', scope: 'read' },
+  { operationId: 'listCreditTransactions', step: 'follow', scope: 'read' },
 ];
+
+/** Operations a tool reads on its way besides its own (approveContract reads the owner's approval policy). */
+const READ_BY_TOOLS = ['getMyProfile'];
+
+/** The scope each operation needs of an OAuth token; an operation neither exposed nor read by a tool is closed to tokens. */
+export const SCOPE_OF_OPERATION: ReadonlyMap<string, OAuthScope> = new Map([
+  ...MCP_OPERATIONS.map((op) => [op.operationId, op.scope] as const),
+  ...READ_BY_TOOLS.map((operationId) => [operationId, 'read'] as const),
+]);

@@ -14,6 +14,7 @@ import { approveWithOwner } from './approve.ts';
 import { buildRequest, type CallApi, errorResult, isEnvelope, toolResult } from './request.ts';
 import type { ToolDefinition } from './schema.ts';
 import { UNTRUSTED_META } from './untrusted.ts';
+import { SCOPE_OF_OPERATION } from './operations.ts';
 import { dashboardContractUrl } from '../dashboard/links.ts';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -62,7 +63,11 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
     { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions(publicUrl) },
   );
   const listed = tools.map(toTool);
-  mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  // An OAuth client sees only the tools its grant's scopes allow (stdio has no scopes: all of them).
+  mcp.server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const scopes = extra.authInfo?.scopes;
+    return { tools: scopes ? listed.filter((t) => scopes.includes(SCOPE_OF_OPERATION.get(t.name) ?? '')) : listed };
+  });
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);

@@ -1,5 +1,6 @@
 // API keys as the API shows them (schema ApiKey).
 import type { ApiKeyRow } from '../../db/repositories/api-keys.ts';
+import { parseScopes } from '../oauth/scopes.ts';
 import { isoTimestamp, isoTimestampOrNull } from './timestamps.ts';
 
 /** A key as the API shows it. The secret is never part of it. */
@@ -14,5 +15,7 @@ export function presentApiKey(row: ApiKeyRow) {
     last_used_at: isoTimestampOrNull(row.lastUsedAt),
     revoked_at: isoTimestampOrNull(row.revokedAt),
     replaced_by_id: row.replacedById,
+    oauth_client_id: row.oauthClientId,
+    scopes: row.scopes === null ? null : parseScopes(row.scopes.join(' ')),
   };
 }

@@ -13,6 +13,7 @@ import {
   type ApiKeyRow,
 } from '../../db/repositories/api-keys.ts';
 import { insertUser } from '../../db/repositories/users.ts';
+import { deleteOAuthGrant } from '../../db/repositories/oauth.ts';
 import type { Executor } from '../../db/client.ts';
 import { apiKeyEvent } from './events.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
@@ -100,6 +101,8 @@ export async function revokeUserApiKey(ctx: WithKeyCache, actor: Actor, id: stri
   const revoked = await ctx.db.transaction(async (tx) => {
     const row = await revokeApiKey(tx, actor.userId, id);
     if (row) await apiKeyEvent(tx, 'api_key.revoked', row, actor);
+    // A grant's key: its tokens and refresh tokens go with it.
+    if (row?.oauthGrantId) await deleteOAuthGrant(tx, row.oauthGrantId);
     return row;
   });
   ctx.apiKeys?.forget(id);
@@ -111,6 +114,13 @@ export async function revokeUserApiKey(ctx: WithKeyCache, actor: Actor, id: stri
  * conditional update first, so of two concurrent rotations exactly one succeeds.
  */
 export async function rotateUserApiKey(ctx: WithKeyCache, actor: Actor, id: string) {
+  const current = await getUserApiKey(ctx, actor, id);
+  if (current.oauthGrantId) {
+    throw new ApiError(
+      'INVALID_STATE',
+      "this key stands for an OAuth client's grant and has no secret to rotate: revoke it, and the client asks you again",
+    );
+  }
   const rotated = await ctx.db.transaction(async (tx) => {
     const replacementId = newId();
     const old = await revokeApiKey(tx, actor.userId, id, replacementId);

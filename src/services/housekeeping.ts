@@ -1,7 +1,7 @@
 // What the hourly housekeeping job forgets: idempotency keys past their 24 h, sessions that can no
 // longer be used, webhook delivery attempts past 30 days, read inbox messages past 90 days, and
-// provider events too old to be redelivered, WebAuthn challenges nobody answered in time, and MCP
-// sessions closed or expired.
+// provider events too old to be redelivered, WebAuthn challenges nobody answered in time, MCP
+// sessions closed or expired, and expired OAuth records (codes, tokens, interactions).
 import type { Context } from '../context.ts';
 import { deleteExpiredKeys } from '../../db/repositories/idempotency.ts';
 import { deleteDeadSessions } from '../../db/repositories/sessions.ts';
@@ -10,6 +10,7 @@ import { deleteDeliveriesBefore } from '../../db/repositories/webhooks.ts';
 import { deleteReadMessagesBefore } from '../../db/repositories/notifications.ts';
 import { deleteExpiredChallenges } from '../../db/repositories/passkeys.ts';
 import { deleteDeadMcpState } from './mcp-sessions.ts';
+import { deleteExpiredOAuthRecords } from '../../db/repositories/oauth.ts';
 import { idAt } from '../ids.ts';
 
 /** How long the webhook delivery log keeps an attempt (and so how far back a replay reaches). */
@@ -27,4 +28,5 @@ export async function housekeep(ctx: Pick<Context, 'db'>): Promise<void> {
   await deleteOldProviderEvents(ctx.db);
   await deleteExpiredChallenges(ctx.db);
   await deleteDeadMcpState(ctx.db);
+  await deleteExpiredOAuthRecords(ctx.db);
 }

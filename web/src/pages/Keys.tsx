@@ -1,4 +1,5 @@
 // API keys: each key is an agent acting for the owner. Create (the secret shown once), revoke, rotate.
+// Beside them, the grants to OAuth clients (MCP clients the owner allowed): listed with their scopes, revocable.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { allPages, api, unwrap, type ApiKey } from '../api.ts';
@@ -20,7 +21,8 @@ export function Keys() {
       <PageTitle title="API keys">API keys</PageTitle>
       <p className="muted">
         Each key is an agent acting for you. Agents send it as <code>Authorization: Bearer &lt;key&gt;</code> or <code>x-api-key</code>. A
-        key's secret is shown once, when it is created or rotated.
+        key's secret is shown once, when it is created or rotated. Applications you allowed to connect to gigmarket's MCP endpoint (OAuth
+        grants) are listed here too, with what you granted: revoke one to end its access at once.
       </p>
       {secret && <Secret label={secret.label} value={secret.key} onDone={() => setSecret(null)} />}
       <CreateKey onCreated={(name, key) => setSecret({ label: `Key “${name}”`, key })} />
@@ -129,9 +131,15 @@ function KeyRow({ apiKey: k, onRotated }: { apiKey: ApiKey; onRotated: (name: st
     <tr>
       <th scope="row">{k.name}</th>
       <td>
-        <code>{k.prefix}…</code>
+        {k.scopes ? (
+          <span>
+            OAuth grant: <span className="muted">{k.scopes.join(', ')}</span>
+          </span>
+        ) : (
+          <code>{k.prefix}…</code>
+        )}
       </td>
-      <td>{k.hosted_agent_id ?? '—'}</td>
+      <td>{k.oauth_client_id ? <code className="client-id">{k.oauth_client_id}</code> : (k.hosted_agent_id ?? '—')}</td>
       <td>{k.may_approve ? 'Yes' : 'Only asks'}</td>
       <td>
         <Time iso={k.created_at} format={when} />
@@ -144,18 +152,25 @@ function KeyRow({ apiKey: k, onRotated }: { apiKey: ApiKey; onRotated: (name: st
       <td>
         {!k.revoked_at && (
           <div className="row">
-            <ConfirmButton
-              label="Rotate"
-              ariaLabel={`Rotate ${k.name}`}
-              question={`Rotate “${k.name}”? The current key stops working at once.`}
-              confirmLabel="Yes, rotate"
-              busy={rotate.isPending}
-              onConfirm={() => rotate.mutate()}
-            />
+            {/* A grant has no secret to rotate: the client asks again. */}
+            {!k.oauth_client_id && (
+              <ConfirmButton
+                label="Rotate"
+                ariaLabel={`Rotate ${k.name}`}
+                question={`Rotate “${k.name}”? The current key stops working at once.`}
+                confirmLabel="Yes, rotate"
+                busy={rotate.isPending}
+                onConfirm={() => rotate.mutate()}
+              />
+            )}
             <ConfirmButton
               label="Revoke"
               ariaLabel={`Revoke ${k.name}`}
-              question={`Revoke “${k.name}”? It stops working at once.`}
+              question={
+                k.oauth_client_id
+                  ? `Revoke the grant to “${k.name}”? Its tokens stop working at once.`
+                  : `Revoke “${k.name}”? It stops working at once.`
+              }
               confirmLabel="Yes, revoke"
               busy={revoke.isPending}
               onConfirm={() => revoke.mutate()}
