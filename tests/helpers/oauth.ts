@@ -4,7 +4,6 @@
 // consent page in Chromium instead.
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { TestServer } from './server.ts';
 import type { CookieJar } from './session.ts';
 
 export const b64url = (bytes: Buffer) => bytes.toString('base64url');
@@ -22,7 +21,10 @@ export interface AuthorizationRequest {
   challenge?: string | undefined;
 }
 
-export function authorizationUrl(server: TestServer, request: AuthorizationRequest, state = 'st-1'): URL {
+/** The server the client talks to (a test server, or a balancer in front of several). */
+type Server = { url: string };
+
+export function authorizationUrl(server: Server, request: AuthorizationRequest, state = 'st-1'): URL {
   const url = new URL('/oauth/authorize', server.url);
   url.search = new URLSearchParams({
     response_type: 'code',
@@ -37,7 +39,7 @@ export function authorizationUrl(server: TestServer, request: AuthorizationReque
 }
 
 /** Follows redirects within the server (not to the client's redirect URI), with the jar's cookies. */
-async function follow(server: TestServer, jar: CookieJar, response: Response): Promise<Response> {
+async function follow(server: Server, jar: CookieJar, response: Response): Promise<Response> {
   let res = response;
   while (res.status >= 300 && res.status < 400) {
     const location = new URL(res.headers.get('location')!, server.url);
@@ -52,7 +54,7 @@ async function follow(server: TestServer, jar: CookieJar, response: Response): P
  * page: `allow` with the scopes ticked, or refuse. Returns where the browser is sent back to.
  */
 export async function consent(
-  server: TestServer,
+  server: Server,
   jar: CookieJar,
   request: AuthorizationRequest,
   answer: { allow: true; scopes: string[] } | { allow: false },
@@ -84,7 +86,7 @@ export interface Tokens {
 }
 
 /** A POST to the token endpoint; the answer's status and JSON. */
-export async function tokenRequest(server: TestServer, form: Record<string, string>) {
+export async function tokenRequest(server: Server, form: Record<string, string>) {
   const res = await fetch(`${server.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
