@@ -7,6 +7,7 @@ CREATE TABLE "oauth_records" (
 	"user_code" text,
 	"expires_at" timestamp with time zone,
 	"consumed_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "oauth_records_model_id_pk" PRIMARY KEY("model","id")
 );
 --> statement-breakpoint

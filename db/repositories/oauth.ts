@@ -1,7 +1,7 @@
 // The OAuth authorization server's storage (src/oauth/adapter.ts): records by model and id, looked
 // up by the columns the provider asks for. Expired records are never returned, and the hourly
 // housekeeping deletes them.
-import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt, notExists, or, sql } from 'drizzle-orm';
 import { apiKeys, oauthRecords } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
@@ -38,15 +38,23 @@ export async function findOAuthRecord(db: Executor, model: string, by: Column, v
   return row as { payload: Record<string, unknown>; consumedAt: Date | null } | undefined;
 }
 
-export async function consumeOAuthRecord(db: Executor, model: string, id: string): Promise<void> {
-  await db
+/** Marks the record used, if it was not yet: of two redemptions at once, only one gets true. */
+export async function consumeOAuthRecord(db: Executor, model: string, id: string): Promise<boolean> {
+  const rows = await db
     .update(oauthRecords)
     .set({ consumedAt: sql`now()` })
-    .where(and(eq(oauthRecords.model, model), eq(oauthRecords.id, id)));
+    .where(and(eq(oauthRecords.model, model), eq(oauthRecords.id, id), isNull(oauthRecords.consumedAt)))
+    .returning({ id: oauthRecords.id });
+  return rows.length > 0;
 }
 
 export async function deleteOAuthRecord(db: Executor, model: string, id: string): Promise<void> {
   await db.delete(oauthRecords).where(and(eq(oauthRecords.model, model), eq(oauthRecords.id, id)));
+}
+
+/** The records of one model that belong to a grant (the provider revokes a grant model by model). */
+export async function deleteOAuthRecordsOfGrant(db: Executor, model: string, grantId: string): Promise<void> {
+  await db.delete(oauthRecords).where(and(eq(oauthRecords.model, model), eq(oauthRecords.grantId, grantId)));
 }
 
 /** Every record of a grant (its codes and tokens, and the grant itself): the grant is revoked. */
@@ -59,6 +67,61 @@ export async function deleteOAuthGrant(db: Executor, grantId: string): Promise<v
 export async function deleteExpiredOAuthRecords(db: Executor): Promise<number> {
   const deleted = await db.delete(oauthRecords).where(lt(oauthRecords.expiresAt, sql`now()`)).returning({ id: oauthRecords.id });
   return deleted.length;
+}
+
+/**
+ * Clients registered dynamically (anyone may register one) that hold no live grant a day after
+ * registering, and their registration tokens: otherwise registrations would pile up for ever.
+ */
+export async function deleteUnusedClients(db: Executor): Promise<void> {
+  const unused = await db
+    .delete(oauthRecords)
+    .where(
+      and(
+        eq(oauthRecords.model, 'Client'),
+        lt(oauthRecords.createdAt, sql`now() - interval '1 day'`),
+        notExists(
+          db
+            .select({ id: apiKeys.id })
+            .from(apiKeys)
+            .where(and(eq(apiKeys.oauthClientId, oauthRecords.id), isNull(apiKeys.revokedAt))),
+        ),
+      ),
+    )
+    .returning({ id: oauthRecords.id });
+  if (unused.length === 0) return;
+  await db.delete(oauthRecords).where(
+    and(
+      eq(oauthRecords.model, 'RegistrationAccessToken'),
+      inArray(
+        sql`${oauthRecords.payload}->>'clientId'`,
+        unused.map((c) => c.id),
+      ),
+    ),
+  );
+}
+
+/**
+ * Active keys standing for a grant the authorization server no longer has (a refresh token used
+ * twice, a revocation at its endpoint, the grant's expiry): `grantId` narrows it to one grant.
+ */
+export async function keysOfEndedGrants(db: Executor, grantId?: string) {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(
+      and(
+        isNotNull(apiKeys.oauthGrantId),
+        isNull(apiKeys.revokedAt),
+        grantId === undefined ? undefined : eq(apiKeys.oauthGrantId, grantId),
+        notExists(
+          db
+            .select({ id: oauthRecords.id })
+            .from(oauthRecords)
+            .where(and(eq(oauthRecords.model, 'Grant'), eq(oauthRecords.id, apiKeys.oauthGrantId), live())),
+        ),
+      ),
+    );
 }
 
 /**

@@ -3,6 +3,7 @@
 // clients), one row per record, kept as the provider hands it over (`payload`) with the columns
 // it looks records up by. In Postgres, so that any instance can finish a flow another began.
 import { index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { createdAt } from './columns.ts';
 
 export const oauthRecords = pgTable(
   'oauth_records',
@@ -17,6 +18,8 @@ export const oauthRecords = pgTable(
     userCode: text('user_code'),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     consumedAt: timestamp('consumed_at', { withTimezone: true }),
+    /** When the record was first stored: a client registered dynamically and never granted is forgotten after a day. */
+    createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.model, t.id] }),

@@ -92,16 +92,19 @@ export function presentsKnownKey(keys: ApiKeyCache, request: FastifyRequest): bo
   }
 }
 
+/** Last use is advisory, to the minute: never let it fail or slow the request, nor write on each one. */
+function noteUse(db: Db, keys: ApiKeyCache, key: { id: string; lastUsedAt: Date | null }): void {
+  if (key.lastUsedAt && Date.now() - key.lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return;
+  const now = new Date();
+  keys.touched(key.id, now);
+  touchApiKey(db, key.id, now).catch(() => {});
+}
+
 async function principalFromKey(db: Db, keys: ApiKeyCache, key: string): Promise<Principal> {
   if (!looksLikeApiKey(key)) throw unauthenticated('the API key is malformed');
   const row = await keys.findActive(db, sha256(key));
   if (!row) throw unauthenticated('the API key is unknown or revoked');
-  // Last use is advisory, to the minute: never let it fail or slow the request, nor write on each one.
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    const now = new Date();
-    keys.touched(row.id, now);
-    touchApiKey(db, row.id, now).catch(() => {});
-  }
+  noteUse(db, keys, row);
   return { kind: 'api_key', userId: row.userId, apiKeyId: row.id, hostedAgentId: row.hostedAgentId };
 }
 
@@ -166,9 +169,10 @@ export interface AcceptedTokens {
   challenge: string;
 }
 
-async function principalFromToken(tokens: AcceptedTokens, token: string): Promise<Principal> {
+async function principalFromToken(db: Db, keys: ApiKeyCache, tokens: AcceptedTokens, token: string): Promise<Principal> {
   const holder = await tokens.holder(token);
   if (!holder) throw unauthenticated("the access token is unknown, expired or revoked, or was not issued for this server's /mcp");
+  noteUse(db, keys, { id: holder.apiKeyId, lastUsedAt: holder.lastUsedAt });
   return { kind: 'api_key', userId: holder.userId, apiKeyId: holder.apiKeyId, hostedAgentId: null, scopes: holder.scopes };
 }
 
@@ -192,7 +196,7 @@ export function authenticateHook(
     if (key === null) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
     if (key === undefined) return principalFromSession(db, request, sessionCookie);
     if (tokens && !looksLikeApiKey(key) && (request.routeOptions.config.oauthResource || isMcpCall(request))) {
-      return principalFromToken(tokens, key);
+      return principalFromToken(db, keys, tokens, key);
     }
     return principalFromKey(db, keys, key);
   }

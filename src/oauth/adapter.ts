@@ -1,17 +1,21 @@
 // oidc-provider's storage adapter on our database (db/repositories/oauth.ts): one instance per
 // model the provider keeps. A consumed record comes back with `consumed` set, as the provider
-// expects (it refuses a code used twice and, for a refresh token used twice, revokes the grant).
+// expects (it refuses a code used twice and, for a refresh token used twice, revokes the grant);
+// consuming is conditional, so of two redemptions at once (on two instances, say) one fails.
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../db/client.ts';
 import {
   consumeOAuthRecord,
-  deleteOAuthGrant,
   deleteOAuthRecord,
+  deleteOAuthRecordsOfGrant,
   findOAuthRecord,
   upsertOAuthRecord,
 } from '../../db/repositories/oauth.ts';
 
-export function postgresAdapter(db: Db) {
+/** What the adapter throws when a record was consumed already: the provider's own error (invalid_grant). */
+type AlreadyUsed = new (description: string) => Error;
+
+export function postgresAdapter(db: Db, AlreadyUsed: AlreadyUsed) {
   return class PostgresAdapter implements Adapter {
     readonly model: string;
 
@@ -51,7 +55,7 @@ export function postgresAdapter(db: Db) {
     }
 
     async consume(id: string): Promise<void> {
-      await consumeOAuthRecord(db, this.model, id);
+      if (!(await consumeOAuthRecord(db, this.model, id))) throw new AlreadyUsed(`${this.model} already used`);
     }
 
     async destroy(id: string): Promise<void> {
@@ -59,7 +63,7 @@ export function postgresAdapter(db: Db) {
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await deleteOAuthGrant(db, grantId);
+      await deleteOAuthRecordsOfGrant(db, this.model, grantId);
     }
   };
 }

@@ -10,14 +10,20 @@ import { assertSameOrigin, currentSession, rememberReturnPath } from '../auth/se
 import { userActor } from '../actor.ts';
 import { getUser } from '../../db/repositories/users.ts';
 import { keyForGrant } from '../services/oauth-grants.ts';
-import { CONSENT_PATH, mcpResource, type OAuthProvider } from './provider.ts';
-import { grantedScopes, OAUTH_SCOPES, parseScopes, SCOPE_NAMES, type OAuthScope } from './scopes.ts';
+import { ApiError } from '../errors.ts';
+import { asPublicRequest, CONSENT_PATH, mcpResource, type OAuthProvider } from './provider.ts';
+import { OAUTH_SCOPES, parseScopes, SCOPE_NAMES, type OAuthScope } from './scopes.ts';
 
 type Interaction = Awaited<ReturnType<OAuthProvider['interactionDetails']>>;
 
-async function interactionOf(provider: OAuthProvider, request: FastifyRequest, reply: FastifyReply): Promise<Interaction | undefined> {
+async function interactionOf(
+  provider: OAuthProvider,
+  publicUrl: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Interaction | undefined> {
   try {
-    return await provider.interactionDetails(request.raw, reply.raw);
+    return await provider.interactionDetails(asPublicRequest(request.raw, publicUrl), reply.raw);
   } catch {
     return undefined; // expired, finished, or this browser did not start it
   }
@@ -66,14 +72,17 @@ async function consentPage(provider: OAuthProvider, reply: FastifyReply, interac
   const requested = askedScopes(interaction);
   const redirect = URL.parse(String(interaction.params.redirect_uri ?? ''));
   // The form's answer ends in a redirect to the client: the page's form-action must allow it.
-  const target = redirect ? (redirect.protocol.startsWith('http') ? redirect.origin : redirect.protocol) : undefined;
+  const web = redirect?.protocol === 'http:' || redirect?.protocol === 'https:';
+  const target = redirect ? (web ? redirect.origin : redirect.protocol) : undefined;
+  // An app's own scheme (cursor://…) has no origin: the owner sees where, without the query.
+  const backTo = redirect ? (web ? redirect.origin : `${redirect.protocol}//${redirect.host}${redirect.pathname}`) : '?';
   return sendPage(
     reply,
     'Allow access · gigmarket',
     () => `<h1><q>${escapeHtml(name)}</q> asks to act for you</h1>
 <p class="muted">Signed in as ${escapeHtml(displayName)}. Client id: <code>${escapeHtml(clientId)}</code>${
       client?.clientUri ? `, from <code>${escapeHtml(client.clientUri)}</code>` : ''
-    }. After you decide, you go back to <code>${escapeHtml(redirect?.origin ?? '?')}</code>.</p>
+    }. After you decide, you go back to <code>${escapeHtml(backTo)}</code>.</p>
 <form method="post" action="${CONSENT_PATH}/${escapeHtml(interaction.uid)}">
   <p>It would act at gigmarket's MCP endpoint as you, with what you tick:</p>
   <ul>${scopeList(requested)}</ul>
@@ -92,7 +101,7 @@ export function registerConsent(app: FastifyInstance, ctx: Context, providerOf: 
 
   app.get(`${CONSENT_PATH}/:uid`, async (request: FastifyRequest<{ Params: { uid: string } }>, reply) => {
     const provider = await providerOf();
-    const interaction = await interactionOf(provider, request, reply);
+    const interaction = await interactionOf(provider, ctx.config.publicUrl, request, reply);
     if (!interaction || interaction.uid !== request.params.uid) return expiredPage(reply);
     const session = await currentSession(ctx, request);
     if (!session) {
@@ -108,20 +117,20 @@ export function registerConsent(app: FastifyInstance, ctx: Context, providerOf: 
     async (request: FastifyRequest<{ Params: { uid: string }; Body: Record<string, string> | undefined }>, reply) => {
       assertSameOrigin(request, ctx.config.publicUrl);
       const provider = await providerOf();
-      const interaction = await interactionOf(provider, request, reply);
+      const interaction = await interactionOf(provider, ctx.config.publicUrl, request, reply);
       if (!interaction || interaction.uid !== request.params.uid) return expiredPage(reply);
       const session = await currentSession(ctx, request);
       if (!session) return signInPage(reply);
       const body = request.body ?? {};
       const requested = askedScopes(interaction);
-      const chosen = grantedScopes(requested.filter((s) => s === 'read' || body[`scope_${s}`] === 'on'));
-      if (body.decision !== 'allow') {
+      const chosen = requested.filter((s) => s === 'read' || body[`scope_${s}`] === 'on');
+      const finish = (result: Parameters<OAuthProvider['interactionFinished']>[2]) => {
         reply.hijack();
-        return provider.interactionFinished(request.raw, reply.raw, {
-          error: 'access_denied',
-          error_description: 'the owner refused the request',
+        return provider.interactionFinished(asPublicRequest(request.raw, ctx.config.publicUrl), reply.raw, result, {
+          mergeWithLastSubmission: false,
         });
-      }
+      };
+      if (body.decision !== 'allow') return finish({ error: 'access_denied', error_description: 'the owner refused the request' });
       const clientId = String(interaction.params.client_id);
       const client = await provider.Client.find(clientId);
       const grant = new provider.Grant({ accountId: session.userId, clientId });
@@ -144,15 +153,11 @@ export function registerConsent(app: FastifyInstance, ctx: Context, providerOf: 
         });
       } catch (err) {
         await grant.destroy();
+        // The client hears why (at the cap of keys and grants, say); it must not wait for an answer that never comes.
+        if (err instanceof ApiError && err.status < 500) return finish({ error: 'access_denied', error_description: err.message });
         throw err;
       }
-      reply.hijack();
-      return provider.interactionFinished(
-        request.raw,
-        reply.raw,
-        { login: { accountId: session.userId }, consent: { grantId } },
-        { mergeWithLastSubmission: false },
-      );
+      return finish({ login: { accountId: session.userId }, consent: { grantId } });
     },
   );
 }

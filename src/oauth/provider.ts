@@ -7,9 +7,11 @@
 // once. Nothing is signed with the provider's keys (no ID tokens: no OpenID Connect), so each
 // process makes its own key at start, only so that no well-known development key is ever served.
 import { createHmac } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { checkOutboundUrl, OutboundUrlError } from '../outbound/guard.ts';
+import { revokeKeysOfEndedGrants } from '../services/oauth-grants.ts';
 import { postgresAdapter } from './adapter.ts';
 import { SCOPE_NAMES } from './scopes.ts';
 
@@ -69,7 +71,7 @@ export async function createOAuthProvider(ctx: Context) {
   const secure = nodeEnv === 'production';
   const allowPrivate = ctx.config.oauthClientDocumentsAllowPrivateUrls;
   const configuration: Configuration = {
-    adapter: postgresAdapter(ctx.db),
+    adapter: postgresAdapter(ctx.db, errors.InvalidGrant),
     clients: [],
     jwks: { keys: [{ ...(await exportJWK(privateKey)), use: 'sig', alg: 'ES256' }] },
     scopes: SCOPE_NAMES,
@@ -111,7 +113,7 @@ export async function createOAuthProvider(ctx: Context) {
         },
       },
     },
-    // Every authorization asks the owner (src/oauth/consent.ts) unless they granted it before.
+    // Every authorization asks the owner (src/oauth/consent.ts); the grant loaded is the one just consented to.
     interactions: { url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}` },
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const grantId = ctx.oidc.result?.consent?.grantId;
@@ -121,6 +123,9 @@ export async function createOAuthProvider(ctx: Context) {
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Every refresh returns a new refresh token; the old one used again revokes the grant.
     rotateRefreshToken: () => true,
+    // A token revoked at /oauth/revoke ends its grant (the provider would otherwise end every token
+    // of it but keep the grant, leaving a key on the keys page that nothing can use).
+    revokeGrantPolicy: () => true,
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_S,
       AuthorizationCode: 60,
@@ -143,9 +148,25 @@ export async function createOAuthProvider(ctx: Context) {
     },
   };
   const provider = new Provider(publicUrl, configuration);
-  // Behind a proxy the provider must see the original scheme and host, as Fastify does.
-  provider.proxy = Boolean(ctx.config.trustProxy);
+  // It reads its own address from the forwarding headers, which asPublicRequest sets from PUBLIC_URL.
+  provider.proxy = true;
+  // A grant it ended (a refresh token used twice, a revocation at its endpoint): its key goes too.
+  provider.on('grant.revoked', (_koa, grantId: string) => {
+    revokeKeysOfEndedGrants(ctx, grantId).catch((err) => ctx.log.error({ err, grantId }, 'could not revoke the key of an ended grant'));
+  });
   return provider;
+}
+
+/**
+ * The provider builds its metadata, redirects and cookies from the request's address: it is told
+ * PUBLIC_URL's, whatever the Host header or a proxy's X-Forwarded-* headers say (a client could
+ * send its own, and behind a TLS proxy the connection itself is plain HTTP).
+ */
+export function asPublicRequest(raw: IncomingMessage, publicUrl: string): IncomingMessage {
+  const url = new URL(publicUrl);
+  raw.headers['x-forwarded-host'] = url.host;
+  raw.headers['x-forwarded-proto'] = url.protocol.slice(0, -1);
+  return raw;
 }
 
 export type OAuthProvider = Awaited<ReturnType<typeof createOAuthProvider>>;

@@ -1,11 +1,11 @@
 // The OAuth routes: the authorization server's endpoints (oidc-provider, under /oauth/ and its
 // RFC 8414 metadata), the protected resource metadata of /mcp (RFC 9728) and the consent page.
 // They are protocol endpoints and pages, not the JSON API, so openapi.yaml does not list them; the
-// MCP guide (docs/guide/mcp.md) does.
+// MCP guide (docs/guide/mcp-and-agents.md) does.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { registerConsent } from './consent.ts';
-import { createOAuthProvider, mcpResource, OAUTH_PATHS, type OAuthProvider } from './provider.ts';
+import { asPublicRequest, createOAuthProvider, mcpResource, OAUTH_PATHS, type OAuthProvider } from './provider.ts';
 import { SCOPE_NAMES } from './scopes.ts';
 
 /** Where /mcp's protected resource metadata is (RFC 9728: the resource's path after the well-known name). */
@@ -21,7 +21,12 @@ export function resourceMetadataUrl(publicUrl: string): string {
  */
 export function lazyProvider(ctx: Context): () => Promise<OAuthProvider> {
   let made: Promise<OAuthProvider> | undefined;
-  return () => (made ??= createOAuthProvider(ctx));
+  // A failure is not kept: the next request tries again.
+  return () =>
+    (made ??= createOAuthProvider(ctx).catch((err: unknown) => {
+      made = undefined;
+      throw err;
+    }));
 }
 
 export async function registerOAuthRoutes(app: FastifyInstance, ctx: Context, provider: () => Promise<OAuthProvider>): Promise<void> {
@@ -51,7 +56,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: Context, pr
       // Headers set so far (request id, security headers) go with the provider's response.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
-      await callback(request.raw, reply.raw);
+      await callback(asPublicRequest(request.raw, publicUrl), reply.raw);
     };
     const paths = [...new Set(Object.values(OAUTH_PATHS))];
     for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', ...paths]) {

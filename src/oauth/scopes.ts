@@ -13,18 +13,6 @@ export type OAuthScope = keyof typeof OAUTH_SCOPES;
 
 export const SCOPE_NAMES = Object.keys(OAUTH_SCOPES) as OAuthScope[];
 
-export function isOAuthScope(value: string): value is OAuthScope {
-  return Object.hasOwn(OAUTH_SCOPES, value);
-}
-
-/**
- * What a grant allows: its scopes, and `read` with any of them (a client cannot draft or ask for
- * an approval without reading what it acts on), so the consent page always includes it.
- */
-export function grantedScopes(scopes: readonly OAuthScope[]): OAuthScope[] {
-  return scopes.length === 0 || scopes.includes('read') ? [...scopes] : ['read', ...scopes];
-}
-
 /** The scopes of a space-separated list that exist, in their canonical order. */
 export function parseScopes(list: string | undefined): OAuthScope[] {
   const asked = new Set((list ?? '').split(' '));

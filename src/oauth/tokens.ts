@@ -9,6 +9,8 @@ import { parseScopes, type OAuthScope } from './scopes.ts';
 export interface TokenHolder {
   userId: string;
   apiKeyId: string;
+  /** When the grant's key was last used (advisory), as for an API key. */
+  lastUsedAt: Date | null;
   scopes: OAuthScope[];
 }
 
@@ -17,5 +19,5 @@ export async function tokenHolder(db: Db, provider: OAuthProvider, resource: str
   if (!accessToken || accessToken.isExpired || accessToken.aud !== resource) return undefined;
   const row = await findLiveTokenKey(db, accessToken.jti);
   if (!row || row.key.userId !== accessToken.accountId) return undefined;
-  return { userId: row.key.userId, apiKeyId: row.key.id, scopes: parseScopes(accessToken.scope) };
+  return { userId: row.key.userId, apiKeyId: row.key.id, lastUsedAt: row.key.lastUsedAt, scopes: parseScopes(accessToken.scope) };
 }

@@ -10,7 +10,8 @@ import { deleteDeliveriesBefore } from '../../db/repositories/webhooks.ts';
 import { deleteReadMessagesBefore } from '../../db/repositories/notifications.ts';
 import { deleteExpiredChallenges } from '../../db/repositories/passkeys.ts';
 import { deleteDeadMcpState } from './mcp-sessions.ts';
-import { deleteExpiredOAuthRecords } from '../../db/repositories/oauth.ts';
+import { deleteExpiredOAuthRecords, deleteUnusedClients } from '../../db/repositories/oauth.ts';
+import { revokeKeysOfEndedGrants } from './oauth-grants.ts';
 import { idAt } from '../ids.ts';
 
 /** How long the webhook delivery log keeps an attempt (and so how far back a replay reaches). */
@@ -29,4 +30,6 @@ export async function housekeep(ctx: Pick<Context, 'db'>): Promise<void> {
   await deleteExpiredChallenges(ctx.db);
   await deleteDeadMcpState(ctx.db);
   await deleteExpiredOAuthRecords(ctx.db);
+  await revokeKeysOfEndedGrants(ctx);
+  await deleteUnusedClients(ctx.db);
 }

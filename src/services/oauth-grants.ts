@@ -14,7 +14,7 @@ import {
   revokeApiKey,
   type ApiKeyRow,
 } from '../../db/repositories/api-keys.ts';
-import { deleteOAuthGrant } from '../../db/repositories/oauth.ts';
+import { deleteOAuthGrant, keysOfEndedGrants } from '../../db/repositories/oauth.ts';
 import { apiKeyEvent } from './events.ts';
 import { conflict } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -61,4 +61,19 @@ export async function keyForGrant(ctx: Pick<Context, 'db' | 'apiKeys'>, actor: A
   });
   if (replaced) ctx.apiKeys.forget(replaced.id);
   return key;
+}
+
+/**
+ * Revokes the keys of grants the authorization server ended on its own (a refresh token used
+ * twice, a revocation at /oauth/revoke, expiry), so the keys page shows them revoked and they free
+ * their place under the cap: at once for the grant named (the provider's `grant.revoked`), and
+ * for all of them in the hourly housekeeping.
+ */
+export async function revokeKeysOfEndedGrants(ctx: Pick<Context, 'db'>, grantId?: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    for (const key of await keysOfEndedGrants(tx, grantId)) {
+      const revoked = await revokeApiKey(tx, key.userId, key.id);
+      if (revoked) await apiKeyEvent(tx, 'api_key.revoked', revoked, null);
+    }
+  });
 }

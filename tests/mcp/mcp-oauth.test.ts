@@ -9,12 +9,10 @@ import { eq } from 'drizzle-orm';
 import { apiKeys, contractApprovals, oauthRecords } from '../../db/schema.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { CookieJar, signInDev, SESSION_COOKIE } from '../helpers/session.ts';
 import { connectMcp, structured } from '../helpers/mcp.ts';
-import { authorizationUrl, consent, pkce, tokenRequest } from '../helpers/oauth.ts';
+import { authorizationUrl, consent, oauthFlows, type Owner, pkce, REDIRECT, tokenRequest } from '../helpers/oauth.ts';
 
 let server: TestServer;
-const REDIRECT = 'http://127.0.0.1:9/callback';
 
 beforeAll(async () => {
   // Every step of a flow is an anonymous request (the address budget), and this file makes many flows.
@@ -22,57 +20,12 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
+const flows = () => oauthFlows(server);
 const resource = () => `${server.url}/mcp`;
-
-async function register(name = 'Test Agent') {
-  const res = await fetch(`${server.url}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: name,
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as { client_id: string; client_name: string };
-}
-
-/** A signed-in owner's cookie jar. */
-async function owner(name: string) {
-  const session = await signInDev(server, { displayName: name });
-  const jar = new CookieJar();
-  jar.cookies.set(SESSION_COOKIE, session.cookie.slice(SESSION_COOKIE.length + 1));
-  return { ...session, jar };
-}
-
-/** The token request for an authorization code. */
-const exchange = (clientId: string, code: string, verifier: string) =>
-  tokenRequest(server, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: resource(),
-  });
-
-/** Registration, consent for `scopes`, and the code exchanged: the client's tokens. */
-async function grantedTokens(scopes: string[], who?: Awaited<ReturnType<typeof owner>>) {
-  const person = who ?? (await owner('Grant Owner'));
-  const client = await register();
-  const { verifier, challenge } = pkce();
-  const request = { clientId: client.client_id, redirectUri: REDIRECT, scope: 'read draft approve money', resource: resource(), challenge };
-  const back = await consent(server, person.jar, request, { allow: true, scopes });
-  expect(back.origin + back.pathname).toBe(REDIRECT);
-  const code = back.searchParams.get('code')!;
-  expect(back.searchParams.get('state')).toBe('st-1');
-  const token = await exchange(client.client_id, code, verifier);
-  expect(token.status, JSON.stringify(token.body)).toBe(200);
-  return { person, client, tokens: token.body, code, verifier };
-}
+const register = () => flows().register();
+const owner = (name: string) => flows().owner(name);
+const exchange = (clientId: string, code: string, verifier: string) => flows().exchange(clientId, code, verifier);
+const grantedTokens = (scopes: string[], who?: Owner) => flows().grantedTokens(scopes, who);
 
 describe('OAuth for /mcp: discovery', () => {
   it('serves protected resource metadata for /mcp and the authorization server metadata it points to', async () => {
