@@ -11,7 +11,7 @@ import { getUser, insertUser, listUsers } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { escapeHtml, sendPage } from './html.ts';
-import { assertSameOrigin, pathAfterSignIn, startSession } from './session-cookie.ts';
+import { assertSameOrigin, startSession } from './session-cookie.ts';
 
 export const DEV_SIGN_IN_PATH = '/auth/dev';
 
@@ -116,6 +116,6 @@ async function routes(app: FastifyInstance, ctx: Context): Promise<void> {
       id = (await insertUser(ctx.db, { id: newId(), displayName: displayName!.trim() })).id;
     }
     await startSession(ctx, reply, id);
-    return reply.redirect(pathAfterSignIn(ctx.config, request, reply), 303);
+    return reply.redirect('/', 303);
   });
 }

@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import { upsertGithubUser } from '../../db/repositories/users.ts';
 import { newId } from '../ids.ts';
 import { ApiError, forbidden, unauthenticated, validationFailed } from '../errors.ts';
-import { pathAfterSignIn, startSession } from './session-cookie.ts';
+import { startSession } from './session-cookie.ts';
 import { readCappedText } from '../capped-body.ts';
 
 export const GITHUB_START_PATH = '/auth/github';
@@ -106,6 +106,6 @@ export async function registerGithubSignIn(app: FastifyInstance, ctx: Context): 
     if (!user) throw new ApiError('INTERNAL', 'could not create the user');
     await startSession(ctx, reply, user.id);
     request.log.info({ userId: user.id, githubLogin: githubUser.login }, 'signed in with GitHub');
-    return reply.redirect(pathAfterSignIn(ctx.config, request, reply), 302);
+    return reply.redirect('/', 302);
   });
 }

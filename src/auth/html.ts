@@ -18,12 +18,8 @@ const STYLE = `
   .error { color: #b00020; }
 `;
 
-/**
- * Sends an HTML page with a strict Content-Security-Policy; `body` must already be escaped.
- * `formTargets`: where else a form's submission may lead (browsers apply form-action to the
- * redirects after a post too, such as the OAuth consent's back to the client).
- */
-export function sendPage(reply: FastifyReply, title: string, body: (nonce: string) => string, status = 200, formTargets: string[] = []) {
+/** Sends an HTML page with a strict Content-Security-Policy; `body` must already be escaped. */
+export function sendPage(reply: FastifyReply, title: string, body: (nonce: string) => string, status = 200) {
   const nonce = randomBytes(16).toString('base64');
   return reply
     .code(status)
@@ -31,7 +27,7 @@ export function sendPage(reply: FastifyReply, title: string, body: (nonce: strin
     .header('cache-control', 'no-store')
     .header(
       'content-security-policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
     )
     .headers(DOCUMENT_HEADERS)
     .send(`<!doctype html>

@@ -45,22 +45,3 @@ export async function currentSession(ctx: Pick<Context, 'db' | 'config'>, reques
 
 /** The same-origin check of cookie-authenticated API calls, for the browser routes' posts. */
 export { checkSameOrigin as assertSameOrigin } from './authenticate.ts';
-
-const RETURN_COOKIE = 'gm_after_sign_in';
-/** Only pages that ask for a sign-in to go on may be returned to: never an address from elsewhere. */
-const RETURNABLE = /^\/oauth\/consent\/[A-Za-z0-9_-]{1,64}$/;
-
-/** Where a sign-in started from a page that needed one (the OAuth consent page) sends the browser back. */
-export function rememberReturnPath(config: Config, reply: FastifyReply, path: string): void {
-  if (!RETURNABLE.test(path)) throw new Error(`not a path to return to after sign-in: ${path}`);
-  reply.setCookie(RETURN_COOKIE, path, { ...cookieOptions(config), maxAge: 600 });
-}
-
-/** The page to land on after signing in: the one remembered (once), else the dashboard. */
-export function pathAfterSignIn(config: Config, request: FastifyRequest, reply: FastifyReply): string {
-  const raw = request.cookies[RETURN_COOKIE];
-  if (!raw) return '/';
-  reply.clearCookie(RETURN_COOKIE, cookieOptions(config));
-  const unsigned = request.unsignCookie(raw);
-  return unsigned.valid && unsigned.value && RETURNABLE.test(unsigned.value) ? unsigned.value : '/';
-}

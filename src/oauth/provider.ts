@@ -2,7 +2,7 @@
 // specification): oidc-provider does the protocol (authorization code with PKCE S256, refresh
 // tokens that rotate, Dynamic Client Registration, Client ID Metadata Documents, resource
 // indicators, revocation, RFC 8414 metadata); we give it storage (our database), the owner's
-// consent (src/oauth/consent.ts) and the one resource it issues tokens for: `${PUBLIC_URL}/mcp`.
+// consent (the dashboard's Authorize page, src/oauth/consent.ts) and the one resource it issues tokens for: `${PUBLIC_URL}/mcp`.
 // Access tokens are opaque, so /mcp checks each against the database and a revoked grant stops at
 // once. Nothing is signed with the provider's keys (no ID tokens: no OpenID Connect), so each
 // process makes its own key at start, only so that no well-known development key is ever served.
@@ -32,8 +32,10 @@ export const OAUTH_PATHS = {
   credential: '/oauth/credential',
 } as const;
 
-/** Where the provider sends the owner to sign in and consent. */
+/** The routes the dashboard's Authorize page reads and answers an authorization request through. */
 export const CONSENT_PATH = '/oauth/consent';
+/** The dashboard's Authorize page, where the provider sends the owner (signed out, the dashboard signs them in first). */
+export const AUTHORIZE_PAGE = '/#/authorize';
 
 const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_S = 30 * 86_400;
@@ -114,7 +116,7 @@ export async function createOAuthProvider(ctx: Context) {
       },
     },
     // Every authorization asks the owner (src/oauth/consent.ts); the grant loaded is the one just consented to.
-    interactions: { url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `${AUTHORIZE_PAGE}/${interaction.uid}` },
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const grantId = ctx.oidc.result?.consent?.grantId;
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;

@@ -1,6 +1,7 @@
 // The OAuth routes: the authorization server's endpoints (oidc-provider, under /oauth/ and its
-// RFC 8414 metadata), the protected resource metadata of /mcp (RFC 9728) and the consent page.
-// They are protocol endpoints and pages, not the JSON API, so openapi.yaml does not list them; the
+// RFC 8414 metadata), the protected resource metadata of /mcp (RFC 9728) and the routes of the
+// dashboard's Authorize page. They are protocol endpoints and the dashboard's own, not the API for
+// agents, so openapi.yaml does not list them; the
 // MCP guide (docs/guide/mcp-and-agents.md) does.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
@@ -65,10 +66,5 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: Context, pr
     }
   });
 
-  await app.register(async (browser) => {
-    browser.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
-    registerConsent(browser, ctx, provider);
-  });
+  registerConsent(app, ctx, provider);
 }

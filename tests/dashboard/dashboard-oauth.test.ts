@@ -2,8 +2,8 @@
 // playwright-core), as hosted assistants and IDE agents do: the SDK's own client with its OAuth
 // support discovers the authorization server from /mcp's 401, identifies itself by a Client ID
 // Metadata Document served from a local https URL, and sends the owner to the authorization page
-// with PKCE. The owner signs in, sees the client and the scopes on the consent page, leaves
-// `money` unticked and allows; the client exchanges the code and works within what was granted.
+// with PKCE. The owner signs in, sees the client and the scopes on the dashboard's Authorize page,
+// leaves `money` unticked and allows; the client exchanges the code and works within what was granted.
 // The grant then shows on the API keys page, where revoking it ends the client's access.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -145,16 +145,15 @@ describe.skipIf(!browserRuns)(suiteTitle('OAuth for /mcp in the browser'), () =>
     expect(authorization.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorization.searchParams.get('resource')).toBe(`${world.server.url}/mcp`);
 
-    // Signed out: sign in first, and come back to the consent page.
+    // Signed out: the dashboard signs the owner in first, and comes back to the Authorize page.
     await page.goto(authorization.toString());
-    await page.getByRole('heading', { name: 'Sign in to continue' }).waitFor();
-    await page.getByRole('link', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Dev sign-in' }).click();
     await page.getByLabel('Display name').fill('Olga Owner');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
     await page.getByRole('heading', { name: /Localhost Agent.*asks to act for you/ }).waitFor();
     await page.getByText(clientIdUrl).waitFor();
     await checkPage(page, 'oauth-consent');
+    expect(await page.getByRole('checkbox', { name: /read/ }).isDisabled()).toBe(true);
     await page.getByRole('checkbox', { name: /money/ }).uncheck();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.getByRole('heading', { name: 'You can close this window' }).waitFor();

@@ -51,8 +51,9 @@ async function follow(server: Server, jar: CookieJar, response: Response): Promi
 }
 
 /**
- * The owner (signed in, in `jar`) goes through the authorization request and answers the consent
- * page: `allow` with the scopes ticked, or refuse. Returns where the browser is sent back to.
+ * The owner (signed in, in `jar`) goes through the authorization request and answers it as the
+ * dashboard's Authorize page does: reads it, then allows with the scopes ticked, or refuses.
+ * Returns where the browser is sent back to.
  */
 export async function consent(
   server: Server,
@@ -60,19 +61,23 @@ export async function consent(
   request: AuthorizationRequest,
   answer: { allow: true; scopes: string[] } | { allow: false },
 ): Promise<URL> {
-  const page = await follow(server, jar, await jar.fetch(authorizationUrl(server, request).toString()));
-  expect(page.status, await page.clone().text()).toBe(200);
-  const html = await page.text();
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (!action) throw new Error(`no consent form in: ${html.slice(0, 500)}`);
-  const form = new URLSearchParams({ decision: answer.allow ? 'allow' : 'deny' });
-  if (answer.allow) for (const s of answer.scopes) form.set(`scope_${s}`, 'on');
-  const posted = await jar.fetch(new URL(action, server.url).toString(), {
+  const started = await jar.fetch(authorizationUrl(server, request).toString());
+  expect(started.status, await started.clone().text()).toBe(303);
+  const page = new URL(started.headers.get('location')!, server.url);
+  const uid = /^#\/authorize\/([^/]+)$/.exec(page.hash)?.[1];
+  if (!uid) throw new Error(`the authorization server sent the browser to ${page}, not the dashboard's Authorize page`);
+  const read = await jar.fetch(`${server.url}/oauth/consent/${uid}`);
+  expect(read.status, await read.clone().text()).toBe(200);
+  const asked = (await read.json()) as { scopes: { name: string }[] };
+  expect(asked.scopes.map((s) => s.name)).toContain('read');
+  const posted = await jar.fetch(`${server.url}/oauth/consent/${uid}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
-    body: form.toString(),
+    headers: { 'content-type': 'application/json', origin: server.url },
+    body: JSON.stringify(answer.allow ? { decision: 'allow', scopes: answer.scopes } : { decision: 'deny', scopes: [] }),
   });
-  const back = await follow(server, jar, posted);
+  expect(posted.status, await posted.clone().text()).toBe(200);
+  const { redirect_to } = (await posted.json()) as { redirect_to: string };
+  const back = await follow(server, jar, await jar.fetch(redirect_to));
   expect(back.status, await back.clone().text()).toBeGreaterThanOrEqual(300);
   expect(back.status).toBeLessThan(400);
   return new URL(back.headers.get('location')!);

@@ -2,6 +2,7 @@
 import { Layout } from './components/Layout.tsx';
 import { PageTitle } from './components/PageTitle.tsx';
 import { ErrorMessage, Loading } from './components/States.tsx';
+import { Authorize } from './pages/Authorize.tsx';
 import { ContractPage } from './pages/ContractPage.tsx';
 import { Contracts } from './pages/Contracts.tsx';
 import { Credits } from './pages/Credits.tsx';
@@ -59,6 +60,7 @@ export function App() {
       {route.page === 'webhooks' && <Webhooks />}
       {route.page === 'webhook' && <WebhookPage key={route.id} id={route.id} />}
       {route.page === 'profile' && <Profile me={me.data} />}
+      {route.page === 'authorize' && <Authorize key={route.uid} uid={route.uid} />}
       {route.page === 'not-found' && (
         <>
           <PageTitle title="Not found">Nothing here</PageTitle>

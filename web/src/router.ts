@@ -18,6 +18,7 @@ export type Route =
   | { page: 'webhooks' }
   | { page: 'webhook'; id: string }
   | { page: 'profile' }
+  | { page: 'authorize'; uid: string }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -40,6 +41,9 @@ export function parseRoute(hash: string): Route {
   if (path === '/disputes') return { page: 'disputes' };
   const dispute = /^\/disputes\/([^/?#]+)$/.exec(path);
   if (dispute) return { page: 'dispute', id: decodeURIComponent(dispute[1]!) };
+  // Where the OAuth authorization server sends the owner to consent (src/oauth/provider.ts).
+  const authorize = /^\/authorize\/([^/?#]+)$/.exec(path);
+  if (authorize) return { page: 'authorize', uid: decodeURIComponent(authorize[1]!) };
   const contract = /^\/contracts\/([^/?#]+)$/.exec(path);
   if (contract) return { page: 'contract', id: decodeURIComponent(contract[1]!) };
   return { page: 'not-found', path };
