@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, freshDatabase, startServer, stopServer } from './bench-kit.ts';
 import { migrate } from '../db/client.ts';
 import { createUserWithKey } from '../src/services/api-keys.ts';
+import { answerAuthorization, signedInOwner } from '../tests/helpers/owner-consent.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The suite's CLI (its package's bin), run with this script's node: it needs Node 22 or newer. */
@@ -49,14 +50,20 @@ const PROTOCOL = '2025-11-25';
  * resource servers); none tests a server. What applies to gigmarket, the authorization server for
  * /mcp, is the `conformance authorization --url <issuer>` command's scenarios:
  *   authorization-server-metadata-endpoint  RFC 8414 metadata (issuer, endpoints, S256,
- *     client_id_metadata_document_supported): run below.
- *   authorization-code-grant (not run: tests/dashboard/dashboard-oauth.test.ts goes through the same flow)  needs --client-id (a registered client or a CIMD URL whose redirect
+ *     client_id_metadata_document_supported), and
+ *   authorization-code-grant  a client registered here (its redirect URI the CLI's callback on
+ *     --port) through the authorization endpoint with PKCE, then the token endpoint. The CLI prints
+ *     the authorization URL for a person to open; this script is that person: a new owner, signed
+ *     in with the dev sign-in, answers it as the dashboard's Authorize page does (allowing every
+ *     scope), and the browser's last redirect reaches the CLI's callback. Both run in one command
+ *     (the code grant reads the metadata scenario's result), listed as `authorization`.  needs --client-id (a registered client or a CIMD URL whose redirect
  *     URI is http://127.0.0.1:<--port>/callback, in `args`), the metadata scenario's result (so only
  *     in one run of the command without --scenario) and someone to sign in and consent in a browser
  *     within 5 minutes: in CI only with the consent page driven by Chromium beside it.
  */
 interface Run {
   command: 'server' | 'authorization';
+  /** One scenario; `authorization`: every scenario of that command, in one run. */
   scenario: string;
   /** What the scenario checks, for the summary. */
   about: string;
@@ -74,8 +81,8 @@ const SCENARIOS: Run[] = [
   { command: 'server', scenario: 'server-session-lifecycle', about: 'DELETE ends the session; its id then gets 404' },
   {
     command: 'authorization',
-    scenario: 'authorization-server-metadata-endpoint',
-    about: 'RFC 8414 metadata of the authorization server for /mcp: issuer, endpoints, PKCE S256, client id metadata documents',
+    scenario: 'authorization',
+    about: 'the authorization server for /mcp: RFC 8414 metadata, then the authorization code grant with PKCE and the owner consenting',
   },
 ];
 
@@ -123,15 +130,25 @@ function keyProxy(target: URL, apiKey: string): http.Server {
  * One scenario by the CLI, its checks read from the results it writes (checks.json under `outDir`):
  * a server scenario against /mcp, an authorization one against the issuer (PUBLIC_URL).
  */
-function runScenario(run: Run, publicUrl: string, outDir: string): Promise<Outcome> {
+function runScenario(run: Run, publicUrl: string, outDir: string, owner?: (url: string) => Promise<void>): Promise<Outcome> {
   const started = performance.now();
   const dir = path.join(outDir, run.scenario);
   const url = run.command === 'server' ? `${publicUrl}/mcp` : publicUrl;
-  const args = [run.command, '--url', url, '--scenario', run.scenario, '--spec-version', PROTOCOL, '-o', dir, ...(run.args ?? [])];
+  const only = run.scenario === run.command ? [] : ['--scenario', run.scenario];
+  const args = [run.command, '--url', url, ...only, '--spec-version', PROTOCOL, '-o', dir, ...(run.args ?? [])];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d) => (output += d));
+    let asked = false;
+    child.stdout.on('data', (d) => {
+      output += d;
+      // The authorization URL the CLI asks a person to open, on a line of its own.
+      const authorization = new RegExp(`^${publicUrl}/oauth/authorize\\?\\S+$`, 'm').exec(output)?.[0];
+      if (owner && authorization && !asked) {
+        asked = true;
+        owner(authorization).catch((err: Error) => (output += `\nthe owner could not answer: ${err.message}\n`));
+      }
+    });
     child.stderr.on('data', (d) => (output += d));
     child.on('close', (code) => {
       const checks = fs
@@ -162,6 +179,25 @@ function report(outcomes: Outcome[]): number {
     }
   }
   return failed;
+}
+
+/** A public client registered dynamically, sent back to `redirectUri`: the client the code grant runs as. */
+async function registerClient(publicUrl: string, redirectUri: string): Promise<string> {
+  const res = await fetch(`${publicUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'MCP conformance suite', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+  });
+  if (res.status !== 201) throw new Error(`registering the suite's client answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+/** The person the CLI waits for: a new owner allows the request, and the browser goes back to the CLI's callback. */
+async function consentAsOwner(publicUrl: string, authorizationUrl: string): Promise<void> {
+  const jar = await signedInOwner(publicUrl, 'Conformance owner');
+  const back = await answerAuthorization(publicUrl, jar, authorizationUrl, { allow: true, scopes: ['read', 'draft', 'approve', 'money'] });
+  const delivered = await fetch(back);
+  if (!delivered.ok) throw new Error(`the CLI's callback answered ${delivered.status}`);
 }
 
 async function main(): Promise<void> {
@@ -195,7 +231,14 @@ async function main(): Promise<void> {
     console.log(`conformance ${PROTOCOL} against ${publicUrl} (server on ${fresh.label})`);
 
     const outcomes: Outcome[] = [];
-    for (const run of runs) outcomes.push(await runScenario(run, publicUrl, outDir));
+    for (const run of runs) {
+      if (run.command === 'authorization') {
+        const callbackPort = await freePort();
+        const clientId = await registerClient(publicUrl, `http://127.0.0.1:${callbackPort}/callback`);
+        run.args = ['--client-id', clientId, '--port', String(callbackPort)];
+      }
+      outcomes.push(await runScenario(run, publicUrl, outDir, (url) => consentAsOwner(publicUrl, url)));
+    }
     const failed = report(outcomes);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(`mcp conformance: ${runs.length - failed} of ${runs.length} scenarios passed, ${seconds} s`);

@@ -3,6 +3,7 @@
 // dashboard's Authorize page. They are protocol endpoints and the dashboard's own, not the API for
 // agents, so openapi.yaml does not list them; the
 // MCP guide (docs/guide/mcp-and-agents.md) does.
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { registerConsent } from './consent.ts';
@@ -28,6 +29,18 @@ export function lazyProvider(ctx: Context): () => Promise<OAuthProvider> {
       made = undefined;
       throw err;
     }));
+}
+
+/**
+ * An authorization request that names no scope (as MCP clients send when they know none) asks for
+ * `read`, the scope every grant holds: the provider would otherwise have nothing to grant.
+ */
+function withDefaultScope(raw: IncomingMessage): IncomingMessage {
+  const url = new URL(raw.url ?? '/', 'http://localhost');
+  if (raw.method !== 'GET' || url.pathname !== OAUTH_PATHS.authorization || url.searchParams.has('scope')) return raw;
+  url.searchParams.set('scope', 'read');
+  raw.url = `${url.pathname}${url.search}`;
+  return raw;
 }
 
 export async function registerOAuthRoutes(app: FastifyInstance, ctx: Context, provider: () => Promise<OAuthProvider>): Promise<void> {
@@ -57,7 +70,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: Context, pr
       // Headers set so far (request id, security headers) go with the provider's response.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
-      await callback(asPublicRequest(request.raw, publicUrl), reply.raw);
+      await callback(withDefaultScope(asPublicRequest(request.raw, publicUrl)), reply.raw);
     };
     const paths = [...new Set(Object.values(OAUTH_PATHS))];
     for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', ...paths]) {

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestServer } from './server.ts';
 import { CookieJar, SESSION_COOKIE, signInDev } from './session.ts';
+import { answerAuthorization, type ConsentAnswer } from './owner-consent.ts';
 
 export const b64url = (bytes: Buffer) => bytes.toString('base64url');
 
@@ -39,48 +40,12 @@ export function authorizationUrl(server: Server, request: AuthorizationRequest, 
   return url;
 }
 
-/** Follows redirects within the server (not to the client's redirect URI), with the jar's cookies. */
-async function follow(server: Server, jar: CookieJar, response: Response): Promise<Response> {
-  let res = response;
-  while (res.status >= 300 && res.status < 400) {
-    const location = new URL(res.headers.get('location')!, server.url);
-    if (location.origin !== new URL(server.url).origin) return res;
-    res = await jar.fetch(location.toString());
-  }
-  return res;
-}
-
 /**
  * The owner (signed in, in `jar`) goes through the authorization request and answers it as the
- * dashboard's Authorize page does: reads it, then allows with the scopes ticked, or refuses.
- * Returns where the browser is sent back to.
+ * dashboard's Authorize page does. Returns where the browser is sent back to.
  */
-export async function consent(
-  server: Server,
-  jar: CookieJar,
-  request: AuthorizationRequest,
-  answer: { allow: true; scopes: string[] } | { allow: false },
-): Promise<URL> {
-  const started = await jar.fetch(authorizationUrl(server, request).toString());
-  expect(started.status, await started.clone().text()).toBe(303);
-  const page = new URL(started.headers.get('location')!, server.url);
-  const uid = /^#\/authorize\/([^/]+)$/.exec(page.hash)?.[1];
-  if (!uid) throw new Error(`the authorization server sent the browser to ${page}, not the dashboard's Authorize page`);
-  const read = await jar.fetch(`${server.url}/oauth/consent/${uid}`);
-  expect(read.status, await read.clone().text()).toBe(200);
-  const asked = (await read.json()) as { scopes: { name: string }[] };
-  expect(asked.scopes.map((s) => s.name)).toContain('read');
-  const posted = await jar.fetch(`${server.url}/oauth/consent/${uid}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: server.url },
-    body: JSON.stringify(answer.allow ? { decision: 'allow', scopes: answer.scopes } : { decision: 'deny', scopes: [] }),
-  });
-  expect(posted.status, await posted.clone().text()).toBe(200);
-  const { redirect_to } = (await posted.json()) as { redirect_to: string };
-  const back = await follow(server, jar, await jar.fetch(redirect_to));
-  expect(back.status, await back.clone().text()).toBeGreaterThanOrEqual(300);
-  expect(back.status).toBeLessThan(400);
-  return new URL(back.headers.get('location')!);
+export function consent(server: Server, jar: CookieJar, request: AuthorizationRequest, answer: ConsentAnswer): Promise<URL> {
+  return answerAuthorization(server.url, jar, authorizationUrl(server, request).toString(), answer);
 }
 
 export interface Tokens {

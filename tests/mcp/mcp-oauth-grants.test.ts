@@ -9,7 +9,8 @@ import { apiKeys, oauthRecords } from '../../db/schema.ts';
 import { housekeep } from '../../src/services/housekeeping.ts';
 import { MAX_ACTIVE_KEYS_PER_USER } from '../../src/services/api-keys.ts';
 import { connectMcp } from '../helpers/mcp.ts';
-import { consent, oauthFlows, pkce, REDIRECT } from '../helpers/oauth.ts';
+import { authorizationUrl, consent, oauthFlows, pkce, REDIRECT } from '../helpers/oauth.ts';
+import { answerAuthorization, signedInOwner } from '../helpers/owner-consent.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -91,6 +92,24 @@ describe('OAuth grants', () => {
     expect(granted).toEqual([]);
     const grants = await server.db.select().from(oauthRecords).where(eq(oauthRecords.model, 'Grant'));
     expect(grants.filter((g) => (g.payload as { accountId?: string }).accountId === person.userId)).toEqual([]);
+  });
+
+  it('a request that names no scope is granted read', async () => {
+    const client = await flows.register();
+    const jar = await signedInOwner(server.url, 'Scopeless Owner');
+    const { verifier, challenge } = pkce();
+    const url = authorizationUrl(server, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: '',
+      resource: `${server.url}/mcp`,
+      challenge,
+    });
+    url.searchParams.delete('scope');
+    const back = await answerAuthorization(server.url, jar, url.toString(), { allow: true, scopes: [] });
+    const token = await flows.exchange(client.client_id, back.searchParams.get('code')!, verifier);
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(token.body.scope).toBe('read');
   });
 
   it('the metadata names PUBLIC_URL whatever forwarding headers a client sends', async () => {

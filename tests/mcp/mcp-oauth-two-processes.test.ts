@@ -15,7 +15,8 @@ import {
   type ProcessDatabase,
   type ServerProcess,
 } from '../helpers/server-process.ts';
-import { CookieJar, SESSION_COOKIE } from '../helpers/session.ts';
+import { SESSION_COOKIE } from '../helpers/cookie-jar.ts';
+import { signedInOwner } from '../helpers/owner-consent.ts';
 import { connectMcp } from '../helpers/mcp.ts';
 import { consent, pkce, tokenRequest } from '../helpers/oauth.ts';
 
@@ -68,13 +69,7 @@ describe.runIf(process.env.DATABASE_URL)('OAuth for /mcp on two server processes
 
   it('an owner consents and a client gets, refreshes and uses its tokens, each step on either process', async () => {
     const server = { url };
-    const jar = new CookieJar();
-    const signedIn = await jar.fetch(`${url}/auth/dev`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: url },
-      body: JSON.stringify({ display_name: 'Two-Instance Owner' }),
-    });
-    expect(signedIn.status).toBe(303);
+    const jar = await signedInOwner(url, 'Two-Instance Owner');
     expect(jar.cookies.get(SESSION_COOKIE)).toBeTruthy();
 
     const registered = await fetch(`${url}/oauth/register`, {
