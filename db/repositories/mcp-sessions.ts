@@ -1,16 +1,16 @@
-// MCP sessions and the client messages kept for the process that expects them (src/mcp/sessions.ts).
+// MCP sessions and the addresses where a process waits for a client's message (src/mcp/sessions.ts).
 // Liveness is judged by the database's clock (now()), the same for every process.
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { mcpMessages, mcpSessions } from '../schema.ts';
 import type { Executor } from '../client.ts';
 
-/** Told the session id of every message kept; each process serving a request of it looks. */
+/** Told the session id of every message posted to a waiting address; each process waiting in it looks. */
 export const MCP_MESSAGES_CHANNEL = 'gm_mcp_message_kept';
 
 export interface McpSessionRow {
   id: string;
   userId: string;
-  principalKind: 'api_key' | 'oauth';
+  principalKind: 'api_key';
   principalId: string;
   initialize: Record<string, unknown>;
 }
@@ -67,15 +67,33 @@ export async function closeMcpSession(db: Executor, id: string): Promise<void> {
     .where(and(eq(mcpSessions.id, id), isNull(mcpSessions.closedAt)));
 }
 
-/** Keeps a message (a repeat of one already kept is dropped) and tells the listening processes at commit. */
-export async function keepMcpMessage(db: Executor, sessionId: string, address: string, message: unknown): Promise<void> {
+/**
+ * Registers addresses at which a process waits. A row already there (a client that reused a
+ * request id after a process ended mid-wait) starts empty again: an old message is not the answer.
+ */
+export async function expectMcpMessages(db: Executor, sessionId: string, addresses: string[]): Promise<void> {
+  await db
+    .insert(mcpMessages)
+    .values(addresses.map((address) => ({ sessionId, address })))
+    .onConflictDoUpdate({ target: [mcpMessages.sessionId, mcpMessages.address], set: { message: null, createdAt: sql`now()` } });
+}
+
+/**
+ * Fills a registered address with the client's message, if it is still empty (a repeat is
+ * dropped), and tells the listening processes at commit. A message nobody waits for is dropped.
+ */
+export async function postMcpMessage(db: Executor, sessionId: string, address: string, message: unknown): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.insert(mcpMessages).values({ sessionId, address, message }).onConflictDoNothing();
-    await tx.execute(sql`select pg_notify(${MCP_MESSAGES_CHANNEL}, ${sessionId})`);
+    const filled = await tx
+      .update(mcpMessages)
+      .set({ message })
+      .where(and(eq(mcpMessages.sessionId, sessionId), eq(mcpMessages.address, address), isNull(mcpMessages.message)))
+      .returning({ address: mcpMessages.address });
+    if (filled.length > 0) await tx.execute(sql`select pg_notify(${MCP_MESSAGES_CHANNEL}, ${sessionId})`);
   });
 }
 
-/** Removes and returns the session's messages for these addresses: one process takes each. */
+/** Removes and returns the session's messages that came for these addresses: one process takes each. */
 export async function takeMcpMessages(
   db: Executor,
   sessionId: string,
@@ -83,11 +101,16 @@ export async function takeMcpMessages(
 ): Promise<{ address: string; message: unknown }[]> {
   return db
     .delete(mcpMessages)
-    .where(and(eq(mcpMessages.sessionId, sessionId), inArray(mcpMessages.address, addresses)))
+    .where(and(eq(mcpMessages.sessionId, sessionId), inArray(mcpMessages.address, addresses), isNotNull(mcpMessages.message)))
     .returning({ address: mcpMessages.address, message: mcpMessages.message });
 }
 
-/** Housekeeping: sessions closed or expired (their messages go with them), and messages nobody took. */
+/** The wait at these addresses is over: what comes for them from now on is dropped. */
+export async function forgetMcpMessages(db: Executor, sessionId: string, addresses: string[]): Promise<void> {
+  await db.delete(mcpMessages).where(and(eq(mcpMessages.sessionId, sessionId), inArray(mcpMessages.address, addresses)));
+}
+
+/** Housekeeping: sessions closed or expired (their addresses go with them), and addresses a process left (it ended mid-wait). */
 export async function deleteDeadMcpSessions(db: Executor, limits: { idleMinutes: number; messageMinutes: number }): Promise<void> {
   await db.delete(mcpSessions).where(or(isNotNull(mcpSessions.closedAt), lt(mcpSessions.lastSeenAt, minutesAgo(limits.idleMinutes))));
   await db.delete(mcpMessages).where(lt(mcpMessages.createdAt, minutesAgo(limits.messageMinutes)));

@@ -1,15 +1,17 @@
 // MCP sessions, in the database so that any server process can serve any session
-// (src/mcp/http.ts): what the client said at `initialize`, and the client's messages addressed to a
-// request that another process is serving (the owner's answer to an approval's question).
+// (src/mcp/http.ts): what the client said at `initialize`, and the addresses at which a process
+// waits for a client's message that may reach another process (the owner's answer to an
+// approval's question, the cancellation of a request in flight).
 import { sql } from 'drizzle-orm';
 import { check, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns.ts';
 import { users } from './identity.ts';
 
 /**
- * One MCP session: it belongs to the credential that opened it (an API key, or an OAuth grant),
- * and is counted against that credential's owner. Ended (closed_at) by the client's DELETE or by a
- * newer session beyond the owner's cap; unused for 30 minutes, it has expired.
+ * One MCP session: it belongs to the API key that opened it (an OAuth grant acts through an API key
+ * of its own, so its sessions are that key's), and is counted against the key's owner. Ended
+ * (closed_at) by the client's DELETE or by a newer session beyond the owner's cap; unused for 30
+ * minutes, it has expired.
  */
 export const mcpSessions = pgTable(
   'mcp_sessions',
@@ -19,7 +21,7 @@ export const mcpSessions = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    /** `api_key` (principal_id: the key's id) or `oauth` (principal_id: the grant's id). */
+    /** Always `api_key` (principal_id: the key's id): an OAuth grant's sessions are its own key's. */
     principalKind: text('principal_kind').notNull(),
     principalId: text('principal_id').notNull(),
     /** The client's `initialize` params (protocolVersion, capabilities, clientInfo), replayed into each request's server. */
@@ -31,14 +33,17 @@ export const mcpSessions = pgTable(
   (t) => [
     index('mcp_sessions_user_live_idx').on(t.userId, t.lastSeenAt).where(sql`closed_at is null`),
     index('mcp_sessions_last_seen_idx').on(t.lastSeenAt),
-    check('mcp_sessions_principal_kind_check', sql`${t.principalKind} in ('api_key', 'oauth')`),
+    check('mcp_sessions_principal_kind_check', sql`${t.principalKind} = 'api_key'`),
   ],
 );
 
 /**
- * A client's message for the process serving a request of the session (a response to the request
- * that process sent, or the cancellation of a request it serves), kept until that process takes it.
- * `address` names the request: `response:<id>` or `cancel:<id>`.
+ * An address at which a process waits for a client's message, registered before the client can
+ * send it (a response to the request that process sent, or the cancellation of a client request
+ * it serves) and removed when the wait ends. A message that reaches another process fills
+ * `message` (only if empty: the first one counts) until the waiting process takes the row; a
+ * message for an address nobody registered is dropped. So the table holds no more than the
+ * requests in flight. `address` names the request: `response:<id>` or `cancel:<id>`.
  */
 export const mcpMessages = pgTable(
   'mcp_messages',
@@ -47,7 +52,8 @@ export const mcpMessages = pgTable(
       .notNull()
       .references(() => mcpSessions.id, { onDelete: 'cascade' }),
     address: text('address').notNull(),
-    message: jsonb('message').notNull(),
+    /** Null while the process still waits. */
+    message: jsonb('message'),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.address] }), index('mcp_messages_created_at_idx').on(t.createdAt)],

@@ -1,23 +1,27 @@
-// `/mcp`: the MCP server over Streamable HTTP (the SDK's transport), for agents with an API key.
+// `/mcp`: the MCP server over Streamable HTTP (the SDK's transport), for agents with an API key
+// or an OAuth access token issued for /mcp.
 //
 // - A request with an Origin header other than PUBLIC_URL's (or MCP_ALLOWED_ORIGINS) is refused
 //   with 403 before anything else (DNS-rebinding protection).
-// - Authentication is the API's own hook (with its rate limits) and takes API keys only: no key,
-//   401 with the API's envelope; each request to /mcp costs 1 unit of the key's budget, and each
-//   tool call then costs what its operation costs, since the tool calls the API.
+// - Authentication is the API's own hook (with its rate limits) and takes an API key, or an OAuth
+//   access token for /mcp, which acts as its grant's own API key (src/oauth/), never a browser
+//   session: no credential, 401 with the API's envelope; each request to /mcp costs 1 unit of the
+//   key's budget, and each tool call then costs what its operation costs, since the tool calls the API.
 // - Sessions (Mcp-Session-Id) live in the database, not in a process (sessions.ts), so any server
 //   process serves any request of a session: each request gets a new MCP server, told the
 //   session's `initialize` again (session-transport.ts). Sessions exist because approving asks the
 //   owner through elicitation: the client's answer comes in another POST, perhaps to another
-//   process, and the relay carries it to the process whose tool call waits for it. A session
-//   belongs to the key that opened it (another key gets 404, as for an unknown session), and ends
-//   when the client deletes it, after 30 idle minutes, or beyond 16 sessions per owner (counted
-//   per user, not per key: more keys must not mean more sessions).
+//   process, and the relay carries it to the process whose tool call waits for it; so does the
+//   cancellation of a request. A session opens once its initialize is answered, and belongs to the
+//   key that opened it (another key gets 404, as for an unknown session); it ends when the client
+//   deletes it, after 30 idle minutes, or beyond 16 sessions per owner (counted per user, not per
+//   key: more keys must not mean more sessions).
 // - The server sends nothing outside a request (no list changes, no logs), so there is no
 //   standalone stream: GET is 405, which the transport specification allows. What a tool call
 //   sends the client goes on that POST's own stream.
 // - A tool calls the API in-process (app.inject) with the key of the request that called it, from
 //   the caller's address: the operation authenticates, limits and validates as over HTTP.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -30,7 +34,7 @@ import type { ToolDefinition } from './schema.ts';
 import { createMcpServer, type Extra } from './server.ts';
 import { OWNER_ANSWER_TIMEOUT_MS } from './approve.ts';
 import { type McpSessionStore, Relay, type SessionOwner, sessionOwnerOf, type StoredSession } from './sessions.ts';
-import { addressOf, SessionTransport } from './session-transport.ts';
+import { type Message, SessionTransport } from './session-transport.ts';
 
 /**
  * The MCP SDK (and zod under it) is loaded on the first MCP request, not at start-up: it was a
@@ -68,13 +72,13 @@ export interface McpRouteOptions {
   sessions: McpSessionStore;
 }
 
-/** The API, in-process, as the caller of the MCP request that carried a tool call. */
 /** What the caller may do: an OAuth token's granted scopes; an API key, everything. */
 function scopesOf(request: FastifyRequest): string[] {
   const principal = principalOf(request);
   return [...(principal.kind === 'api_key' && principal.scopes ? principal.scopes : SCOPE_NAMES)];
 }
 
+/** The API, in-process, as the caller of the MCP request that carried a tool call. */
 function injectCaller(app: FastifyInstance, extra: Extra): CallApi {
   const auth = extra.authInfo;
   const ip = auth?.extra?.ip as string | undefined;
@@ -120,22 +124,36 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
     await relay.stop();
   });
 
-  /** Serves one request with a new server, as the session's when there is one. */
-  async function serve(request: FastifyRequest, reply: FastifyReply, owner: SessionOwner, session: StoredSession, opened: boolean) {
+  /**
+   * Serves one request of a session with a new server. `opening` (an initialize): the session opens
+   * only as the initialize's successful answer goes out; that answer is JSON, written whole after,
+   * so the client learns the session's id only once it names a session.
+   */
+  async function serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    owner: SessionOwner,
+    session: StoredSession,
+    messages: readonly Message[],
+    opening?: () => Promise<void>,
+  ) {
     // The transport writes the response itself; headers set so far (x-request-id, rate limits) go with it.
     reply.hijack();
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.raw.setHeader('mcp-session-id', session.id);
+    if (!opening) reply.raw.setHeader('mcp-session-id', session.id);
     reply.raw.setTimeout(STREAM_SILENCE_MS);
     let mcp: McpServer | undefined;
     try {
       const { StreamableHTTPServerTransport } = await sdkLoaded();
-      const inner = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const inner = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: opening !== undefined });
       mcp = await make();
       serving.add(mcp);
-      const transport = new SessionTransport(inner, { id: session.id, relay });
+      const transport = new SessionTransport(inner, { id: session.id, relay, ...(opening ? { open: opening } : {}) });
       await mcp.connect(transport);
-      if (!opened) await transport.replayInitialize(session.initialize);
+      if (!opening) {
+        await transport.replayInitialize(session.initialize);
+        await transport.receive(messages);
+      }
       const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
       raw.auth = {
         token: presentedKey(request) ?? '',
@@ -155,8 +173,6 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
       if (mcp) serving.delete(mcp);
       await mcp?.close().catch(() => {});
     }
-    // An initialize the transport refused (not acceptable, say) leaves no session behind.
-    if (opened && reply.raw.statusCode >= 400) await sessions.close(session.id);
   }
 
   const allowed = new Set([new URL(options.publicUrl).origin, ...options.allowedOrigins]);
@@ -174,12 +190,12 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
       method: ['GET', 'POST', 'DELETE'],
       url: '/mcp',
       // operationId marks a route the API's authentication counts (not the budget of pages);
-      // security: API keys only, never a browser session.
-      // oauthResource: OAuth access tokens issued for /mcp are taken too (src/oauth/).
+      // security: an API key, never a browser session; oauthResource: an OAuth access token issued
+      // for /mcp too (src/oauth/), which acts as its grant's own API key.
       config: { operationId: 'mcp', security: [{ bearerApiKey: [] }, { headerApiKey: [] }], rateLimitCost: 1, oauthResource: true },
       handler: async (request, reply) => {
         const owner = sessionOwnerOf(principalOf(request));
-        if (!owner) throw new Error('unreachable: /mcp takes API keys only');
+        if (!owner) throw new Error('unreachable: /mcp takes no browser session');
         if (request.method === 'GET') {
           reply.header('allow', 'POST, DELETE');
           return jsonRpcError(reply, 405, -32000, 'Method not allowed: no standalone stream (the server sends nothing outside a request)');
@@ -202,19 +218,26 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
           return reply.code(200).send();
         }
         if (session) {
-          // Answers and cancellations go to the request they concern, on whichever process serves it.
-          // A batch longer than the transport takes is refused whole (below): nothing in it is kept.
-          const messages = Array.isArray(body) ? (body.length <= types.MAX_BATCH_SIZE ? body : []) : [body];
-          for (const message of messages) {
-            if (!types.JSONRPCMessageSchema.safeParse(message).success) continue; // the transport refuses it below
-            const address = addressOf(message as Record<string, unknown>);
-            if (address !== undefined) await relay.route(session.id, { address, message });
-          }
-          return serve(request, reply, owner, session, false);
+          // A batch the transport refuses (too long, or any message in it invalid) is refused whole
+          // (in serve): nothing in it is delivered.
+          const all = Array.isArray(body) ? (body.length <= types.MAX_BATCH_SIZE ? body : []) : [body];
+          const valid = all.every((m) => types.JSONRPCMessageSchema.safeParse(m).success);
+          return serve(request, reply, owner, session, valid ? (all as Message[]) : []);
         }
         const { params } = body as { params: Record<string, unknown> };
         const init = { protocolVersion: params.protocolVersion, capabilities: params.capabilities, clientInfo: params.clientInfo };
-        return serve(request, reply, owner, { id: await sessions.open(owner, init), initialize: init }, true);
+        // Random, not time-ordered: the id is the session's name on every request.
+        const opened = { id: randomUUID(), initialize: init };
+        const open = async () => {
+          try {
+            await sessions.open(opened.id, owner, init);
+          } catch (err) {
+            request.log.error({ err }, 'MCP session not opened');
+            throw err;
+          }
+          reply.raw.setHeader('mcp-session-id', opened.id);
+        };
+        return serve(request, reply, owner, opened, [], open);
       },
     });
   });

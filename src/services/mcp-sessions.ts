@@ -1,14 +1,15 @@
 // /mcp's session store (src/mcp/sessions.ts) on the database: the rows, and the channel on which
-// a process hears that a client's message was kept for a request it may be serving.
-import { randomUUID } from 'node:crypto';
+// a process hears that a client's message came for an address where it may be waiting.
 import type { Database } from '../../db/client.ts';
 import { listen } from '../../db/listen.ts';
 import {
   closeMcpSession,
   deleteDeadMcpSessions,
-  keepMcpMessage,
+  expectMcpMessages,
+  forgetMcpMessages,
   MCP_MESSAGES_CHANNEL,
   openMcpSession,
+  postMcpMessage,
   takeMcpMessages,
   touchMcpSession,
 } from '../../db/repositories/mcp-sessions.ts';
@@ -21,12 +22,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function mcpSessionStore(database: Database): McpSessionStore {
   const { db } = database;
   return {
-    async open(owner, initialize) {
-      // Random, not time-ordered: the id is the session's name on every request.
-      const id = randomUUID();
+    async open(id, owner, initialize) {
       const row = { id, userId: owner.userId, principalKind: owner.kind, principalId: owner.id, initialize };
       await openMcpSession(db, row, { cap: SESSIONS_PER_OWNER, idleMinutes: IDLE_MINUTES });
-      return id;
     },
     async resume(id, owner) {
       if (!UUID.test(id)) return undefined;
@@ -34,13 +32,15 @@ export function mcpSessionStore(database: Database): McpSessionStore {
       return row && { id, initialize: row.initialize };
     },
     close: (id) => closeMcpSession(db, id),
-    post: (sessionId, { address, message }) => keepMcpMessage(db, sessionId, address, message),
+    expect: (sessionId, addresses) => expectMcpMessages(db, sessionId, addresses),
+    post: (sessionId, { address, message }) => postMcpMessage(db, sessionId, address, message),
     take: (sessionId, addresses) => takeMcpMessages(db, sessionId, addresses),
+    forget: (sessionId, addresses) => forgetMcpMessages(db, sessionId, addresses),
     listen: (handlers) => listen(database, MCP_MESSAGES_CHANNEL, { onNotify: handlers.onPosted, onLive: handlers.onLive }, 'gigmarket-mcp'),
   };
 }
 
-/** Housekeeping: MCP sessions that can no longer be used, and messages no process took. */
+/** Housekeeping: MCP sessions that can no longer be used, and addresses whose process ended mid-wait. */
 export function deleteDeadMcpState(db: Executor): Promise<void> {
   return deleteDeadMcpSessions(db, { idleMinutes: IDLE_MINUTES, messageMinutes: MESSAGE_KEEP_MINUTES });
 }

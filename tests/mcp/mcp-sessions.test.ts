@@ -1,11 +1,15 @@
 // MCP sessions kept in the database (src/mcp/sessions.ts), so that any server process serves any
 // request of a session. On a server Postgres: two real `node dist/server.js` processes behind a
 // plain round-robin balancer (the client's fetch) serve one session alternately, an approval's
-// answer landing on the process that did not ask; the session outlives the process that opened
-// it. On either database, one process: the rows, expiry, and concurrent approvals in one session,
-// each answered by its own answer (each request's server numbers its requests from 0).
+// answer landing on the process that did not ask, a cancellation on the process that does not
+// serve the call; the session outlives the process that opened it. On either database, one
+// process: the rows, expiry, a refused initialize, cancellation, messages nobody waits for, and
+// concurrent approvals in one session, each answered by its own answer (each request's server
+// numbers its requests from 0). A tool call stays in flight while the embeddings endpoint (a
+// local fake) holds its search.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import createClient from 'openapi-fetch';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +18,7 @@ import { openDatabase, type Database } from '../../db/client.ts';
 import { mcpMessages, mcpSessions } from '../../db/schema.ts';
 import { createUserWithKey } from '../../src/services/api-keys.ts';
 import { housekeep } from '../../src/services/housekeeping.ts';
+import { SESSIONS_PER_OWNER } from '../../src/mcp/sessions.ts';
 import type { paths } from '../../src/generated/api.d.ts';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
 import {
@@ -25,6 +30,7 @@ import {
   type ServerProcess,
 } from '../helpers/server-process.ts';
 import { specValidation } from '../helpers/spec-validator.ts';
+import { startFakeEmbeddings, type FakeEmbeddings } from '../fakes/embeddings.ts';
 import { pendingContract } from '../helpers/lifecycle.ts';
 import { structured } from '../helpers/mcp.ts';
 
@@ -88,6 +94,71 @@ const initialize = {
 };
 const toolsList = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
 
+/** A new session of this key, opened at this process: its id. */
+async function openSession(baseUrl: string, apiKey: string): Promise<string> {
+  const opened = await postTo(baseUrl, apiKey, undefined, initialize);
+  expect(opened.status).toBe(200);
+  // The answer is written whole once the session is open: its id already names a session.
+  expect(opened.headers.get('content-type')).toContain('application/json');
+  expect(await opened.json()).toMatchObject({ id: 1, result: { protocolVersion: expect.any(String) } });
+  return opened.headers.get('mcp-session-id')!;
+}
+
+/** The JSON-RPC messages of a POST's event stream, read to its end. */
+async function streamed(res: Response): Promise<Record<string, unknown>[]> {
+  const text = await res.text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)));
+}
+
+/** Env for a server whose searches the fake embeddings endpoint may hold (EMBEDDINGS_TIMEOUT_MS: how long at most). */
+const embeddingsEnv = (fake: FakeEmbeddings) => ({ ...fake.env, EMBEDDINGS_TIMEOUT_MS: '4000' });
+
+/**
+ * A searchGigs call (JSON-RPC id 7) posted to `callAt`, in flight while the embeddings endpoint
+ * holds it; the client cancels it through `cancelAt`. The call's response ends without an answer
+ * (without the cancellation, the search would answer once the endpoint timed out).
+ */
+async function cancelHeldSearch(
+  fake: FakeEmbeddings,
+  apiKey: string,
+  sessionId: string,
+  callAt: string,
+  cancelAt: string,
+  db: Database['db'],
+) {
+  const q = `held search ${randomUUID()}`;
+  fake.fail('timeout');
+  try {
+    const call = await postTo(callAt, apiKey, sessionId, {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'searchGigs', arguments: { q } },
+    });
+    expect(call.status).toBe(200);
+    await expect.poll(() => fake.requests.some((r) => r.input.includes(q))).toBe(true);
+    // While the call is in flight, the only row is the address its cancellation may come to.
+    expect(await waitingIn(db, sessionId)).toEqual([{ address: 'cancel:7', message: null }]);
+    const cancel = await postTo(cancelAt, apiKey, sessionId, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 7, reason: 'the agent moved on' },
+    });
+    expect(cancel.status).toBe(202);
+    expect(await streamed(call)).toEqual([]);
+  } finally {
+    fake.fail(null);
+  }
+  expect(await waitingIn(db, sessionId)).toEqual([]);
+}
+
+/** The addresses where a process waits in this session, and what came for them. */
+const waitingIn = (db: Database['db'], sessionId: string) =>
+  db.select({ address: mcpMessages.address, message: mcpMessages.message }).from(mcpMessages).where(eq(mcpMessages.sessionId, sessionId));
+
 /** Confirms the approval of `yes`, declines any other: each answer names the contract it is for. */
 const confirmOnly =
   (yes: string, asked: ElicitRequest['params'][]): Answer =>
@@ -123,11 +194,13 @@ describe.runIf(process.env.DATABASE_URL)('one MCP session, two server processes 
   let processes: ServerProcess[] = [];
   let client: TestUser;
   let worker: TestUser;
+  let embeddings: FakeEmbeddings | undefined;
   const open: Client[] = [];
 
   beforeAll(async () => {
     database = await processDatabase();
-    const env = { ...database.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' };
+    embeddings = await startFakeEmbeddings();
+    const env = { ...database.env, ...embeddingsEnv(embeddings), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' };
     // A copy of the migrated template: neither process has a migration to apply, so both start at once.
     processes = await Promise.all([spawnServer(env), spawnServer(env)]);
     await Promise.all(processes.map(waitUntilHealthy));
@@ -148,6 +221,7 @@ describe.runIf(process.env.DATABASE_URL)('one MCP session, two server processes 
     await Promise.all(processes.map((p) => p.exited));
     await db?.close();
     await database?.drop();
+    await embeddings?.close();
   }, 120_000);
 
   const bothProcesses = () =>
@@ -243,6 +317,11 @@ describe.runIf(process.env.DATABASE_URL)('one MCP session, two server processes 
     expect(read.data!.client_approved_at).toBeNull();
   });
 
+  it('an ordinary tool call cancelled through the other process stops: its response ends without an answer', async () => {
+    const sessionId = await openSession(processes[0]!.url, worker.apiKey);
+    await cancelHeldSearch(embeddings!, worker.apiKey, sessionId, processes[0]!.url, processes[1]!.url, db!.db);
+  });
+
   it('outlives the process that opened it: with A stopped, B serves the session', async () => {
     const targets = bothProcesses();
     const balancer = roundRobin(targets);
@@ -268,16 +347,19 @@ describe('MCP sessions as rows (one process, either database)', () => {
   let server: TestServer;
   let client: TestUser;
   let worker: TestUser;
+  let embeddings: FakeEmbeddings;
   const open: Client[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
+    embeddings = await startFakeEmbeddings();
+    server = await startTestServer(embeddingsEnv(embeddings));
     [client, worker] = await server.users('Client Co', 'Worker Bee');
   });
 
   afterAll(async () => {
     await Promise.all(open.map((c) => c.close().catch(() => {})));
     await server?.close();
+    await embeddings?.close();
   });
 
   it("a session is a row of its key, with the client's initialize; the client deletes it, and housekeeping forgets it", async () => {
@@ -337,5 +419,43 @@ describe('MCP sessions as rows (one process, either database)', () => {
 
   it('two approvals at once in one session each get their own answer', async () => {
     open.push(await approveTwoAtOnce(client, worker, server.url));
+  });
+
+  it('a tool call the client cancels stops: its response ends without an answer, and nothing is left waiting', async () => {
+    const sessionId = await openSession(server.url, worker.apiKey);
+    await cancelHeldSearch(embeddings, worker.apiKey, sessionId, server.url, server.url, server.db);
+  });
+
+  it('keeps no answer or cancellation that no request waits for', async () => {
+    const sessionId = await openSession(server.url, client.apiKey);
+    const strays = Array.from({ length: 50 }, (_, i) => [
+      { jsonrpc: '2.0', id: `nobody-asked-${i}`, result: {} },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1000 + i } },
+    ]).flat();
+    const res = await postTo(server.url, client.apiKey, sessionId, strays);
+    expect(res.status).toBe(202);
+    expect(await waitingIn(server.db, sessionId)).toEqual([]);
+  });
+
+  it("an initialize the transport refuses opens no session and ends none of the owner's", async () => {
+    const owner = await server.user('Sixteen Sessions');
+    const ids: string[] = [];
+    for (let i = 0; i < SESSIONS_PER_OWNER; i++) ids.push(await openSession(server.url, owner.apiKey));
+    const refused = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(initialize),
+    });
+    expect(refused.status).toBe(406);
+    expect(refused.headers.get('mcp-session-id')).toBeNull();
+    await refused.body?.cancel();
+    const rows = await server.db
+      .select({ id: mcpSessions.id })
+      .from(mcpSessions)
+      .where(and(eq(mcpSessions.userId, owner.userId), isNull(mcpSessions.closedAt)));
+    expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+    const oldest = await postTo(server.url, owner.apiKey, ids[0]!, toolsList);
+    expect(oldest.status).toBe(200);
+    await oldest.body?.cancel();
   });
 });
