@@ -2,7 +2,7 @@
 // playwright-core), as hosted assistants and IDE agents do: the SDK's own client with its OAuth
 // support discovers the authorization server from /mcp's 401, identifies itself by a Client ID
 // Metadata Document served from a local https URL, and sends the owner to the authorization page
-// with PKCE. The owner signs in, sees the client and the scopes on the dashboard's Authorize page,
+// with PKCE, and refreshes. The owner signs in, sees the client and the scopes on the dashboard's Authorize page,
 // leaves `money` unticked and allows; the client exchanges the code and works within what was granted.
 // The grant then shows on the API keys page, where revoking it ends the client's access.
 import { execFileSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth as sdkAuth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Page } from 'playwright-core';
@@ -167,6 +167,15 @@ describe.skipIf(!browserRuns)(suiteTitle('OAuth for /mcp in the browser'), () =>
     const me = await client.callTool({ name: 'verifyApiKey', arguments: {} });
     expect(me.isError).toBeFalsy();
     await client.close();
+
+    // The SDK refreshes with its refresh token, which rotates; the new access token works.
+    const before = auth.tokens()!;
+    expect(await sdkAuth(auth, { serverUrl: mcpUrl() })).toBe('AUTHORIZED');
+    expect(auth.tokens()!.access_token).not.toBe(before.access_token);
+    expect(auth.tokens()!.refresh_token).not.toBe(before.refresh_token);
+    const refreshed = await connected(auth);
+    expect((await refreshed.callTool({ name: 'verifyApiKey', arguments: {} })).isError).toBeFalsy();
+    await refreshed.close();
 
     // The grant on the API keys page: named by the client, with its scopes; no rotation, a revocation.
     await page.goto(`${world.server.url}/`);
