@@ -2,9 +2,10 @@
 // playwright-core), as hosted assistants and IDE agents do: the SDK's own client with its OAuth
 // support discovers the authorization server from /mcp's 401, identifies itself by a Client ID
 // Metadata Document served from a local https URL, and sends the owner to the authorization page
-// with PKCE, and refreshes. The owner signs in, sees the client and the scopes on the dashboard's Authorize page,
-// leaves `money` unticked and allows; the client exchanges the code and works within what was granted.
-// The grant then shows on the API keys page, where revoking it ends the client's access.
+// with PKCE. The owner signs in, sees the client and the scopes on the dashboard's Authorize page,
+// leaves `money` unticked and allows; the client exchanges the code, works within what was
+// granted, and refreshes its tokens. The grant then shows on the API keys page, where revoking it
+// ends the client's access.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
