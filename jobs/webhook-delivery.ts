@@ -5,6 +5,7 @@ import { DELIVERY_TIMEOUT_MS, deliveryRunner } from '../src/services/webhook-del
 import { WEBHOOK_DELIVERY_QUEUE, type QueuePayloads } from '../src/job-system/queues.ts';
 import type { JobDefinition } from '../src/job-system/boss.ts';
 import type { Context } from '../src/context.ts';
+import { inJobSpan } from '../src/tracing/index.ts';
 
 /** Attempts one process makes at once. */
 export const DELIVERY_SLOTS = 64;
@@ -12,6 +13,7 @@ export const DELIVERY_SLOTS = 64;
 export const DELIVERY_SLOTS_PER_ENDPOINT = 4;
 
 export function webhookDeliveryJob(ctx: Context): JobDefinition<QueuePayloads[typeof WEBHOOK_DELIVERY_QUEUE]> {
+  const deliver = deliveryRunner(ctx);
   return {
     name: WEBHOOK_DELIVERY_QUEUE,
     // The 15 s attempt (DNS, connect, response) and the writes after it; a crashed attempt is
@@ -26,6 +28,7 @@ export function webhookDeliveryJob(ctx: Context): JobDefinition<QueuePayloads[ty
     // The relay wakes the worker of its process when it enqueues (src/runtime.ts); the poll is for
     // retries, which become due later, and for jobs other processes enqueued.
     pollingIntervalSeconds: 0.5,
-    run: deliveryRunner(ctx),
+    // Traces: each attempt in a span of its own, in the trace of the request that wrote its event.
+    run: (job) => inJobSpan(WEBHOOK_DELIVERY_QUEUE, { id: job.id, traceparent: job.data.traceparent }, () => deliver(job)),
   };
 }

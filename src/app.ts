@@ -37,6 +37,7 @@ import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { commaListParameters, splitCommaLists } from './http/comma-list.ts';
 import { addRouteHook } from './http/route-hooks.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
+import type { Tracing } from './tracing/index.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -60,6 +61,8 @@ const trustHops = (hops: number) => (_address: string, hop: number) => hop < hop
 export interface AppOptions {
   /** Fastify's logger: its own pino with the context's options by default; false in tests. */
   logger?: boolean | object;
+  /** Traces (src/tracing/): its request spans are registered before any hook or route. */
+  tracing?: Pick<Tracing, 'fastifyPlugin'>;
 }
 
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -82,6 +85,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     clientErrorHandler,
   });
 
+  if (options.tracing) await app.register(options.tracing.fastifyPlugin);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

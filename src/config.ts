@@ -262,6 +262,11 @@ export const SETTINGS = {
     description:
       "Web origins besides `PUBLIC_URL`'s whose pages may call `/mcp` from a browser (comma-separated, e.g. `https://agent.example.com`). A request to `/mcp` with an `Origin` header naming any other is refused with `403` before it is authenticated (DNS-rebinding protection, as the MCP transport specification asks); requests without `Origin` (agents, servers) are not affected.",
   },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    ...url({ protocols: ['http:', 'https:'], mustBe: 'an http(s) URL such as http://collector:4318' }),
+    description: `An OpenTelemetry collector's OTLP/HTTP endpoint (\`http://collector:4318\`): set, the server sends traces there (\`{url}/v1/traces\`, JSON): each request, its SQL statements and transactions, and the webhook deliveries of the events it wrote, in one trace. Unset: no tracing, and none of OpenTelemetry is loaded. See [Traces](${GUIDE}production.md#traces).`,
+  },
+  OTEL_SERVICE_NAME: { ...text('gigmarket'), description: "The traces' `service.name`." },
   GIGMARKET_URL: {
     ...trimmedText(),
     readBy: 'mcp-stdio',
@@ -334,6 +339,8 @@ export interface Config {
   rateLimit: RateLimitSettings | undefined;
   /** REDIS_URL: where rate-limit counters live, shared by every server process; unset, in memory. */
   redisUrl: string | undefined;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: where traces go (src/tracing/); undefined: no tracing. */
+  otel: OtelSettings | undefined;
   /** DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE: the dev sign-in also when listening beyond loopback, beside a PUBLIC_URL beyond it, and for requests from elsewhere. */
   devSignInUnsafeAllowRemote: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE_URLS: webhooks may go to loopback and private networks (development and tests only). */
@@ -419,6 +426,12 @@ export interface EmbeddingsSettings {
   timeoutMs: number;
 }
 
+export interface OtelSettings {
+  /** The collector's OTLP/HTTP base URL, without a trailing slash: spans go to `{endpoint}/v1/traces`. */
+  endpoint: string;
+  serviceName: string;
+}
+
 export interface LlmSettings {
   /** The API base: `POST {url}/chat/completions`, e.g. https://api.openai.com/v1. */
   url: string;
@@ -466,6 +479,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sourcesFile: read('SOURCES_FILE') ?? defaultSourcesFile(nodeEnv),
     rateLimit: rateLimit(read),
     redisUrl: read('REDIS_URL'),
+    otel: otel(read),
     devSignInUnsafeAllowRemote: read('DEV_SIGN_IN_UNSAFE_ALLOW_REMOTE'),
     webhooksAllowPrivateUrls: notInProduction(read, 'WEBHOOKS_ALLOW_PRIVATE_URLS', 'users could make the server reach its own network'),
     mcpAllowedOrigins: read('MCP_ALLOWED_ORIGINS'),
@@ -591,6 +605,12 @@ function llm(read: Read): LlmSettings | undefined {
   if (!base) return undefined;
   const timeoutMs = read('LLM_TIMEOUT_MS');
   return { url: base.replace(/\/+$/, ''), model: read('LLM_MODEL'), apiKey: read('LLM_API_KEY'), timeoutMs };
+}
+
+/** Traces are on when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/tracing/). */
+function otel(read: Read): OtelSettings | undefined {
+  const endpoint = read('OTEL_EXPORTER_OTLP_ENDPOINT');
+  return endpoint ? { endpoint: endpoint.replace(/\/+$/, ''), serviceName: read('OTEL_SERVICE_NAME') } : undefined;
 }
 
 /**

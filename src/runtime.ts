@@ -18,6 +18,8 @@ import { createPaymentProvider } from './payments/index.ts';
 import { postgresFileStore } from './storage/file-store.ts';
 import { ApiKeyCache } from './auth/key-cache.ts';
 import { refuseUnsafeSettings } from './startup-checks.ts';
+import { startTracing } from './tracing/index.ts';
+import { tracedDatabase } from '../db/traced.ts';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -76,7 +78,9 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
           : `creating the embedded database in ${config.dataDir} (first start, no prepared template: PGlite's initdb takes a few seconds)…`,
     );
   }
-  const database =
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): the SDK starts before the database and the app it traces.
+  const tracing = await startTracing(config);
+  const opened =
     options.database ??
     (await openDatabase({
       databaseUrl: config.databaseUrl,
@@ -84,6 +88,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       pgliteSharedBuffers: config.pgliteSharedBuffers,
       timeLimits: config.databaseTimeLimits,
     }));
+  const database = tracing ? tracedDatabase(opened, tracing.sql) : opened;
   const { pending, total } = await pendingMigrations(database);
   if (pending > 0) log.info(`applying migrations (${pending} of ${total})…`);
   await migrate(database);
@@ -100,7 +105,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   // Deliveries the relay enqueued are picked up at once by this process's delivery worker.
   const relay = await startEventRelay(ctx, eventSubscribers(ctx), () => jobs.wake(WEBHOOK_DELIVERY_QUEUE));
   const revocations = await apiKeys.listen(database);
-  const app = await buildApp(ctx, { logger: options.logger ?? { ...loggerOptions(config.logLevel), stream: destination } });
+  const app = await buildApp(ctx, { logger: options.logger ?? { ...loggerOptions(config.logLevel), stream: destination }, tracing });
   let closed = false;
   return {
     app,
@@ -117,6 +122,7 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       await jobs.stop();
       await closeWebhookConnections();
       await database.close();
+      await tracing?.flush();
     },
     async flushLogs() {
       if (destination) await destination.flush();

@@ -19,6 +19,8 @@ export interface NewEvent {
   audienceUserIds: string[];
   /** The resource as the API shows it after the change. */
   data: unknown;
+  /** The trace it was written in (src/tracing/), null when traces are off. */
+  traceparent: string | null;
 }
 
 /** Where the relay hears that events were written (delivered when their transaction commits). */

@@ -22,6 +22,8 @@ export const events = pgTable(
     createdAt: createdAt(),
     /** When the relay handed the event to its subscribers (webhooks, notifications); null until then. */
     dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
+    /** The W3C traceparent of the span that wrote it, while traces are on: its webhook deliveries continue that trace. */
+    traceparent: text('traceparent'),
   },
   (t) => [
     index('events_resource_idx').on(t.resourceType, t.resourceId),

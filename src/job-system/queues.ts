@@ -43,8 +43,11 @@ export interface QueuePayloads {
   [SOURCE_SYNC_QUEUE]: { source: string };
   /** The email as rendered when its event was dispatched; `key` names what it tells (its event or reminder, and the user). */
   [NOTIFICATION_EMAIL_QUEUE]: { to: string; user_id: string; key: string; subject: string; text: string; html: string };
-  /** `retry_index`: the attempt's place in the retry schedule; `manual`: a redelivery or replay, one attempt with no retry. */
-  [WEBHOOK_DELIVERY_QUEUE]: { endpoint_id: string; event_id: string; retry_index: number; manual: boolean };
+  /**
+   * `retry_index`: the attempt's place in the retry schedule; `manual`: a redelivery or replay, one attempt with no retry;
+   * `traceparent`: the trace the attempt continues (its event's, or the attempt's before it), while traces are on.
+   */
+  [WEBHOOK_DELIVERY_QUEUE]: { endpoint_id: string; event_id: string; retry_index: number; manual: boolean; traceparent?: string };
 }
 
 /**

@@ -4,6 +4,7 @@
 // transaction, so an event is dispatched exactly once, with everything it caused, or not at all.
 // Every process runs a relay: woken by the notification each event transaction sends on commit, and
 // every few seconds regardless (a notification can be missed); rows another relay holds are skipped.
+import { AsyncResource } from 'node:async_hooks';
 import type { Context } from '../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { EVENTS_WRITTEN_CHANNEL, lockUndispatched, markDispatched, type EventRow } from '../../db/repositories/events.ts';
@@ -50,7 +51,9 @@ export async function startEventRelay(
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
-  const run = () => {
+  // Bound to the relay's start: a wake-up runs in no request's async context, though embedded PGlite
+  // delivers the notification within the committing request's (whose trace it would join, src/tracing/).
+  const run = AsyncResource.bind(() => {
     if (stopped) return;
     if (running) {
       again = true; // a wake-up during a dispatch: go round once more after it
@@ -68,7 +71,7 @@ export async function startEventRelay(
     })().finally(() => {
       running = undefined;
     });
-  };
+  });
   const listener = await listen(
     ctx.database,
     EVENTS_WRITTEN_CHANNEL,

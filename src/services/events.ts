@@ -30,6 +30,7 @@ import { presentCreditEntry } from '../presenters/credits.ts';
 import type { DisputeView, EvidenceView } from '../presenters/disputes.ts';
 import { newId } from '../ids.ts';
 import type { Actor } from '../actor.ts';
+import { currentTraceparent } from '../tracing/index.ts';
 
 /** Writes the event; its audience follows from its type by the catalog's table (src/domain/events.ts). */
 function record(
@@ -51,6 +52,7 @@ function record(
     actorHostedAgentId: actor?.hostedAgentId ?? null,
     audienceUserIds: audienceOf(type, subject),
     data,
+    traceparent: currentTraceparent(),
   });
 }
 

@@ -32,6 +32,7 @@ import { signedHeaders } from '../webhooks/signing.ts';
 import { deliver, type DeliveryResult } from '../webhooks/safe-delivery.ts';
 import type { EventSubscriber } from './event-relay.ts';
 import { webhookEndpointEvent } from './events.ts';
+import { currentTraceparent } from '../tracing/index.ts';
 
 type Settings = Pick<Context, 'config'>;
 type Jobs = Pick<Context, 'jobs'>;
@@ -106,8 +107,13 @@ function jobOptions(job: DeliveryJob) {
 }
 
 export async function enqueueDelivery(ctx: Jobs, tx: Tx, job: DeliveryJob, startAfter?: Date): Promise<void> {
-  await enqueueInTransaction(ctx.jobs, tx, WEBHOOK_DELIVERY_QUEUE, job, { ...jobOptions(job), ...(startAfter ? { startAfter } : {}) });
+  // Traces: a redelivery continues its request's trace, a retry the attempt before it.
+  const data = withTrace(job, currentTraceparent() ?? job.traceparent);
+  await enqueueInTransaction(ctx.jobs, tx, WEBHOOK_DELIVERY_QUEUE, data, { ...jobOptions(data), ...(startAfter ? { startAfter } : {}) });
 }
+
+/** The job carrying the trace it continues, when there is one (traces on). */
+const withTrace = (job: DeliveryJob, traceparent: string | null | undefined): DeliveryJob => (traceparent ? { ...job, traceparent } : job);
 
 /**
  * The relay's subscriber: one delivery job per (enabled, subscribed endpoint of a user in the
@@ -124,7 +130,7 @@ export function webhookSubscriber(ctx: Jobs): EventSubscriber {
         if (!event.audienceUserIds.includes(endpoint.userId)) continue;
         if (endpoint.eventTypes && !endpoint.eventTypes.includes(event.type)) continue;
         if (endpoint.createdAt > event.createdAt) continue;
-        jobs.push({ endpoint_id: endpoint.id, event_id: event.id, retry_index: 0, manual: false });
+        jobs.push(withTrace({ endpoint_id: endpoint.id, event_id: event.id, retry_index: 0, manual: false }, event.traceparent));
       }
     }
     await enqueueManyInTransaction(
