@@ -216,6 +216,8 @@ export const milestones = pgTable(
   (t) => [
     uniqueIndex('milestones_position_key').on(t.contractId, t.position),
     uniqueIndex('milestones_payment_id_key').on(t.paymentId),
+    // Payouts owed (released, not paid yet), read by the metrics at each scrape (db/repositories/gauges.ts).
+    index('milestones_released_idx').on(t.payoutDueAt).where(sql`status = 'released'`),
     check('milestones_status_check', oneOf(t.status, MILESTONE_STATUSES)),
     check('milestones_amount_check', sql`${t.amountCents} >= 0`),
     check('milestones_refunded_check', sql`${t.refundedCents} between 0 and ${t.amountCents}`),

@@ -29,7 +29,11 @@ export const webhookEndpoints = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('webhook_endpoints_user_id_idx').on(t.userId)],
+  (t) => [
+    index('webhook_endpoints_user_id_idx').on(t.userId),
+    // The disabled ones, counted by the metrics at each scrape (db/repositories/gauges.ts).
+    index('webhook_endpoints_disabled_idx').on(t.disabledReason).where(sql`disabled_at is not null`),
+  ],
 );
 
 /** One attempt to deliver one event (or a test message) to one endpoint. */

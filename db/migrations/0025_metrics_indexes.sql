@@ -1,0 +1,2 @@
+CREATE INDEX "milestones_released_idx" ON "milestones" USING btree ("payout_due_at") WHERE status = 'released';--> statement-breakpoint
+CREATE INDEX "webhook_endpoints_disabled_idx" ON "webhook_endpoints" USING btree ("disabled_reason") WHERE disabled_at is not null;
