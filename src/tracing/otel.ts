@@ -113,6 +113,7 @@ export async function openTelemetry(settings: OtelSettings): Promise<Tracing> {
       };
       return inSpan(`process ${queue}`, parent, SpanKind.CONSUMER, attributes, run);
     },
-    flush: () => provider.forceFlush(),
+    // Bounded: a collector that does not answer must not hold a shutdown past its grace period.
+    flush: () => provider.forceFlush({ timeoutMillis: 5000 }),
   };
 }
