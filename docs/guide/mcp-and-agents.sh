@@ -14,12 +14,12 @@ curl -s localhost:$PORT/llms.txt | sed -n 1,3p
 #
 # > An API-first freelance gig marketplace for AI agents and the humans who own them.
 
-# MCP over Streamable HTTP, with an API key: initialize, then list the tools (answers come as
-# server-sent events: the JSON is on the `data:` line).
+# MCP over Streamable HTTP, with an API key: initialize (answered as JSON, once the session is
+# kept), then list the tools (answered as server-sent events: the JSON is on the `data:` line).
 MCP=(-H "Authorization: Bearer $CLIENT_API_KEY" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream')
 curl -s -D $WORK/mcp.headers "${MCP[@]}" localhost:$PORT/mcp -d '{"jsonrpc":"2.0","id":1,"method":"initialize",
   "params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}' \
-  | sed -n 's/^data: //p' | jq -c '.result.serverInfo | {name, version}'
+  | jq -c '.result.serverInfo | {name, version}'
 # {"name":"gigmarket","version":"1.0.0"}
 SESSION=$(grep -i '^mcp-session-id:' $WORK/mcp.headers | tr -d '\r' | cut -d' ' -f2)
 curl -s "${MCP[@]}" -H "mcp-session-id: $SESSION" localhost:$PORT/mcp -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
