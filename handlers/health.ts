@@ -1,7 +1,9 @@
 import type { Handlers } from '../src/http/handler.ts';
-import { health } from '../src/services/health.ts';
+import { health, readiness } from '../src/services/health.ts';
 
-export function healthHandlers(): Handlers<'getHealth'> {
+const state = (ok: boolean) => (ok ? 'ok' : 'unavailable');
+
+export function healthHandlers(): Handlers<'getHealth' | 'getLiveness' | 'getReadiness'> {
   return {
     async getHealth(_request, reply, { ctx }) {
       const { ok, database, jobs } = await health(ctx);
@@ -12,6 +14,15 @@ export function healthHandlers(): Handlers<'getHealth'> {
       } as const;
       reply.code(ok ? 200 : 503);
       return body;
+    },
+    // The process answers: nothing else is asked, so a slow database never gets it restarted.
+    async getLiveness() {
+      return { status: 'ok' } as const;
+    },
+    async getReadiness(_request, reply, { ctx }) {
+      const { status, database, migrations, jobs } = await readiness(ctx);
+      reply.code(status === 'ready' ? 200 : 503);
+      return { status, database: state(database), migrations, jobs: state(jobs) };
     },
   };
 }

@@ -37,6 +37,7 @@ import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { commaListParameters, splitCommaLists } from './http/comma-list.ts';
 import { addRouteHook } from './http/route-hooks.ts';
 import { registerProviderWebhook } from './payments/webhook-route.ts';
+import { countRequests, registerMetricsRoute } from './metrics/http.ts';
 import type { Tracing } from './tracing/index.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -98,6 +99,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     done();
   });
   app.addHook('preValidation', refuseNulCharacters);
+  // Prometheus metrics only where the operator asked for them (src/metrics/http.ts).
+  if (config.metrics) countRequests(app, ctx.metrics);
   // Rate limits (src/http/rate-limit.ts): routes outside the API get theirs as they are registered; the API's go around authentication.
   const limits = await registerRateLimits(app, config, { knownKey: (request) => presentsKnownKey(ctx.apiKeys, request) });
 
@@ -177,6 +180,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.get('/openapi.yaml', async (_req, reply) => reply.type('application/yaml; charset=utf-8').send(published.yaml));
   app.get('/openapi.json', async () => published.json);
   registerArazzo(app);
+  if (config.metrics?.token && config.metrics.port === undefined) registerMetricsRoute(app, ctx.metrics, config.metrics.token);
   registerApiReference(app);
   await registerBrowserRoutes(app, ctx);
   // OAuth for /mcp: the authorization server, /mcp's resource metadata and the consent page (src/oauth/).

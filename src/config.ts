@@ -15,8 +15,10 @@ import {
   mailbox,
   memorySize,
   onOff,
+  optionalPort,
   optionalText,
   proxyTrust,
+  secretToken,
   type SettingKind,
   smtpUrl,
   origins,
@@ -133,6 +135,27 @@ export const SETTINGS = {
     ...text('info'),
     description:
       'pino log level (`debug`, `info`, `warn`, `error`, `silent`). At `info`, one line per answered request (`request completed`: method, URL, client address, status, `responseTime` in ms); at `debug`, also one as each arrives (`incoming request`).',
+  },
+  METRICS_TOKEN: {
+    ...secretToken(16),
+    description:
+      'Serves Prometheus metrics at `/metrics` on the main port to requests bearing `Authorization: Bearer <this token>` (at least 16 characters; others get `401`). With neither this nor `METRICS_PORT`, no metrics are served (the start-up log says so). See [Metrics and health](production.md#metrics-and-health).',
+  },
+  METRICS_PORT: {
+    ...optionalPort(),
+    description:
+      'Serves `/metrics` on this port of `METRICS_HOST` instead of on the main port (which then has no `/metrics`); with `METRICS_TOKEN`, the token is asked there too. Keep the port off the public network.',
+  },
+  METRICS_HOST: { ...optionalText('`$HOST`'), description: 'Interface the `METRICS_PORT` listener binds to.' },
+  SHUTDOWN_GRACE_MS: {
+    ...integer(15_000, MUST_BE_AT_LEAST_1),
+    description:
+      'On SIGTERM or SIGINT, how long the requests in flight and the running jobs have to finish (after `SHUTDOWN_DELAY_MS`) before the process exits anyway, with status 1.',
+  },
+  SHUTDOWN_DELAY_MS: {
+    ...integer(0, { min: 0 }),
+    description:
+      'On SIGTERM, how long the process keeps accepting connections while `/api/health/ready` answers `503`, before it stops accepting: time for a balancer that polls readiness to take it out of rotation. `0`: it stops accepting at once.',
   },
   STRIPE_SECRET_KEY: {
     ...optionalText(),
@@ -358,6 +381,10 @@ export interface Config {
   webhookRetryScale: number;
   /** WEBHOOK_LOOKUP_TIMEOUT_MS: the longest wait for the DNS answer of a webhook endpoint's host. */
   webhookLookupTimeoutMs: number;
+  /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST: where Prometheus metrics are served; undefined: nowhere. */
+  metrics: MetricsSettings | undefined;
+  /** SHUTDOWN_DELAY_MS, SHUTDOWN_GRACE_MS: how a SIGTERM drains the process (src/shutdown.ts). */
+  shutdown: { delayMs: number; graceMs: number };
   /** SMTP_URL, MAIL_FROM, SMTP_TIMEOUT_MS: how notification emails go out; undefined means email is off. */
   email: EmailSettings | undefined;
   /** APPROVAL_REMINDERS: how long before a contract's approval deadline its owners are reminded, largest first (ms). */
@@ -379,6 +406,14 @@ export interface EmailSettings {
   from: { name: string; address: string };
   /** Each of: connecting, waiting for the greeting, and silence within the session (a dead server fails the send). */
   timeoutMs: number;
+}
+
+export interface MetricsSettings {
+  /** METRICS_PORT: a listener of its own; undefined: `/metrics` on the main port, which then needs the token. */
+  port: number | undefined;
+  host: string;
+  /** METRICS_TOKEN: the bearer token `/metrics` asks for; undefined only with a port of its own. */
+  token: string | undefined;
 }
 
 export interface HttpTimeouts {
@@ -498,7 +533,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     email: email(read),
     approvalRemindersMs: read('APPROVAL_REMINDERS'),
     emailRetryDelayMs: read('EMAIL_RETRY_DELAY'),
+    metrics: metrics(read, port, host),
+    shutdown: { delayMs: read('SHUTDOWN_DELAY_MS'), graceMs: read('SHUTDOWN_GRACE_MS') },
   };
+}
+
+/** Metrics only where the operator asked: a port of their own, or the main port behind a token. */
+function metrics(read: Read, port: number, host: string): MetricsSettings | undefined {
+  const token = read('METRICS_TOKEN');
+  const metricsPort = read('METRICS_PORT');
+  if (metricsPort === undefined && token === undefined) return undefined;
+  if (metricsPort === port)
+    throw new Error(`METRICS_PORT must differ from PORT (${port}); to serve /metrics on the main port, set METRICS_TOKEN alone`);
+  return { port: metricsPort, host: read('METRICS_HOST') ?? host, token };
 }
 
 /** GitHub sign-in is on when both the client id and secret are set. */

@@ -9,6 +9,12 @@ import type { JobSystem } from './job-system/boss.ts';
 import type { AnyPaymentProvider } from './payments/index.ts';
 import type { ApiKeyCache } from './auth/key-cache.ts';
 import type { FileStore } from './storage/file-store.ts';
+import type { Metrics } from './metrics/registry.ts';
+
+/** Where this process is in its life: draining once SIGTERM came (src/shutdown.ts), when readiness answers 503. */
+export interface Lifecycle {
+  draining: boolean;
+}
 
 export interface Context {
   config: Config;
@@ -25,4 +31,7 @@ export interface Context {
   files: FileStore;
   /** The secret that signs session cookies (SESSION_SECRET, else generated once and shared via the database). */
   sessionSecret: string;
+  /** Prometheus metrics: what the process counts as it goes (src/metrics/registry.ts). */
+  metrics: Metrics;
+  lifecycle: Lifecycle;
 }

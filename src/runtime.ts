@@ -9,7 +9,7 @@ import { buildApp } from './app.ts';
 import { createJobSystem, type JobDefinition, type JobSystem } from './job-system/boss.ts';
 import { WEBHOOK_DELIVERY_QUEUE } from './job-system/queues.ts';
 import { closeWebhookConnections } from './webhooks/connections.ts';
-import type { Context } from './context.ts';
+import type { Context, Lifecycle } from './context.ts';
 import { startEventRelay, type EventRelay } from './services/event-relay.ts';
 import { eventSubscribers } from './services/event-subscribers.ts';
 import { createLogDestination, loggerOptions } from './http/logging.ts';
@@ -18,6 +18,9 @@ import { createPaymentProvider } from './payments/index.ts';
 import { postgresFileStore } from './storage/file-store.ts';
 import { ApiKeyCache } from './auth/key-cache.ts';
 import { refuseUnsafeSettings } from './startup-checks.ts';
+import { createMetrics, type Metrics } from './metrics/registry.ts';
+import { registerDatabaseGauges } from './metrics/database-gauges.ts';
+import { startMetricsServer } from './metrics/http.ts';
 import { startTracing } from './tracing/index.ts';
 import { tracedDatabase } from '../db/traced.ts';
 
@@ -29,8 +32,15 @@ export interface Runtime {
   apiKeys: ApiKeyCache;
   /** Hands written events to their subscribers (src/services/event-relay.ts). */
   relay: EventRelay;
-  /** Stops pg-boss, then closes the server and the database. */
-  close(): Promise<void>;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
+  /** A drain's first step (src/shutdown.ts): readiness answers 503 from now on, and no new job is taken. */
+  drain(): void;
+  /**
+   * Drains, closes the server (no new connection; the requests in flight finish), stops pg-boss
+   * (its running jobs given until `jobsDeadline`, a Date.now() time, else 10 s), then closes the database.
+   */
+  close(options?: { jobsDeadline?: number }): Promise<void>;
   /** Writes out the log lines still waiting (for a second at most: the reader may be gone). */
   flushLogs(): Promise<void>;
 }
@@ -54,8 +64,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     if (!lock) return runtime;
     return {
       ...runtime,
-      async close() {
-        await runtime.close();
+      async close(closeOptions) {
+        await runtime.close(closeOptions);
         lock.release();
       },
     };
@@ -100,26 +110,46 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
   const apiKeys = new ApiKeyCache();
   // The one context every handler, service and job receives.
   const files = postgresFileStore(database.db);
-  const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, files, sessionSecret };
+  const metrics = createMetrics(config.metrics !== undefined);
+  const lifecycle: Lifecycle = { draining: false };
+  const ctx: Context = { config, database, db: database.db, jobs, payments, log, apiKeys, files, sessionSecret, metrics, lifecycle };
+  if (config.metrics) registerDatabaseGauges(metrics.registry, ctx);
   await jobs.start(options.jobDefinitions(ctx));
   // Deliveries the relay enqueued are picked up at once by this process's delivery worker.
   const relay = await startEventRelay(ctx, eventSubscribers(ctx), () => jobs.wake(WEBHOOK_DELIVERY_QUEUE));
   const revocations = await apiKeys.listen(database);
   const app = await buildApp(ctx, { logger: options.logger ?? { ...loggerOptions(config.logLevel), stream: destination }, tracing });
+  const metricsServer = config.metrics?.port
+    ? await startMetricsServer({ ...config.metrics, port: config.metrics.port }, metrics)
+    : undefined;
+  log.info(
+    config.metrics
+      ? `metrics at ${metricsServer?.url ?? `${config.publicUrl}/metrics`}${config.metrics.token ? ', for the bearer of METRICS_TOKEN' : ''}`
+      : 'no metrics endpoint: set METRICS_PORT or METRICS_TOKEN to serve /metrics',
+  );
   let closed = false;
+  const drain = () => {
+    lifecycle.draining = true;
+    jobs.stopTaking();
+  };
   return {
     app,
     database,
     jobs,
     apiKeys,
     relay,
-    async close() {
+    metrics,
+    lifecycle,
+    drain,
+    async close(closeOptions = {}) {
       if (closed) return;
       closed = true;
+      drain();
       await app.close(); // stops accepting, lets in-flight requests finish
+      await metricsServer?.close();
       await relay.stop();
       await revocations.stop();
-      await jobs.stop();
+      await jobs.stop(closeOptions.jobsDeadline && Math.max(1_000, closeOptions.jobsDeadline - Date.now()));
       await closeWebhookConnections();
       await database.close();
       await tracing?.flush();

@@ -1,24 +1,18 @@
 // main: `npm start`. Serves on PORT/HOST with PGlite under DATA_DIR, or DATABASE_URL.
-import closeWithGrace from 'close-with-grace';
 import { loadConfig } from './config.ts';
 import { startupWarnings } from './startup-checks.ts';
 import { startRuntime } from './runtime.ts';
 import { allJobs } from '../jobs/index.ts';
 import { ensureDashboardBuilt } from './dashboard/build.ts';
+import { drainOnSignals } from './shutdown.ts';
 
 const config = loadConfig();
 // The composition root of the server process: the one module of src/ that imports jobs/.
 const runtime = await startRuntime(config, { jobDefinitions: allJobs });
 const { app } = runtime;
 
-// SIGTERM/SIGINT: stop accepting, finish in-flight requests, stop pg-boss, close the database.
-closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'shutting down after an error');
-  else app.log.info({ signal }, 'shutting down');
-  await runtime.close();
-  app.log.info('shut down');
-  await runtime.flushLogs(); // the log is written asynchronously (src/http/logging.ts)
-});
+// SIGTERM/SIGINT: not ready at once, then stop accepting, finish requests and jobs, close (src/shutdown.ts).
+drainOnSignals(runtime, config.shutdown);
 
 // The dashboard's build (web/dist/) is made at install; here only when missing or older than web/.
 await ensureDashboardBuilt({ info: (m) => app.log.info(m), error: (m) => app.log.error(m) });

@@ -345,3 +345,30 @@ export function mailbox(): SettingKind<{ name: string; address: string } | undef
     },
   };
 }
+
+/** A TCP port (1 to 65535), undefined when unset or empty. */
+export function optionalPort(): SettingKind<number | undefined> {
+  return {
+    default: UNSET,
+    parse: (raw, name) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < 1 || value > 65_535) throw new Error(`${name} must be a port from 1 to 65535, got "${raw}"`);
+      return value;
+    },
+  };
+}
+
+/** A secret of at least `minLength` characters without white space, undefined when unset or empty; the error never shows it. */
+export function secretToken(minLength: number): SettingKind<string | undefined> {
+  return {
+    default: UNSET,
+    parse: (raw, name) => {
+      if (!raw) return undefined;
+      if (raw.length < minLength || /\s/.test(raw)) {
+        throw new Error(`${name} must be at least ${minLength} characters without white space (e.g. \`openssl rand -hex 32\`)`);
+      }
+      return raw;
+    },
+  };
+}

@@ -27,6 +27,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check that the process answers
+         * @description Liveness, for an orchestrator's probe: `200` whenever the process answers HTTP, draining
+         *     or not. It asks nothing of the database or the job system, so that a slow database never
+         *     gets a working process restarted. Needs no credentials; not rate limited.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check that the process takes traffic
+         * @description Readiness, for an orchestrator or a load balancer: `200` when this process should be sent
+         *     requests: its database answers, every migration it needs is applied, and its job system
+         *     runs. `503` otherwise, and from the moment it is asked to stop (SIGTERM) while it drains:
+         *     it finishes the requests and jobs it has, takes no new ones, and exits. Needs no
+         *     credentials; not rate limited.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -3146,6 +3192,16 @@ export interface components {
             database: components["schemas"]["HealthStatus"];
             jobs: components["schemas"]["HealthStatus"];
         };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Readiness: {
+            status: components["schemas"]["ReadinessStatus"];
+            database: components["schemas"]["HealthStatus"];
+            migrations: components["schemas"]["MigrationsStatus"];
+            jobs: components["schemas"]["HealthStatus"];
+        };
         KeyVerification: {
             user_id: components["schemas"]["Uuid"];
             /** @description The hosted agent this key is bound to, if any. */
@@ -5333,6 +5389,16 @@ export interface components {
         };
         /** @enum {string} */
         HealthStatus: "ok" | "unavailable";
+        /**
+         * @description `ready` (`200`); `not_ready`: a check failed; `draining`: the process is stopping (SIGTERM).
+         * @enum {string}
+         */
+        ReadinessStatus: "ready" | "not_ready" | "draining";
+        /**
+         * @description `pending`: this version has migrations the database has not applied (run `npm run db:migrate`); `unavailable`: the database could not tell.
+         * @enum {string}
+         */
+        MigrationsStatus: "ok" | "pending" | "unavailable";
         /** @enum {string} */
         DeductionReason: "match_deduction" | "intro_deduction";
         GithubAccount: {
@@ -5803,6 +5869,78 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "database": "ok",
+                     *       "migrations": "ok",
+                     *       "jobs": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            /** @description Not ready (a dependency does not answer, or migrations are missing), or draining. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "draining",
+                     *       "database": "ok",
+                     *       "migrations": "ok",
+                     *       "jobs": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };

@@ -65,7 +65,10 @@ export interface JobSystem {
   wake(queue: string): void;
   /** True while pg-boss runs and can reach its schema. */
   healthy(): Promise<boolean>;
-  stop(): Promise<void>;
+  /** Takes no new job from now on; the running ones go on (a drain's first step, src/shutdown.ts). */
+  stopTaking(): void;
+  /** Stops taking jobs, waits up to `timeoutMs` for pg-boss's running ones, and stops pg-boss. */
+  stop(timeoutMs?: number): Promise<void>;
 }
 
 /**
@@ -167,6 +170,8 @@ export function createJobSystem(database: Database, log: FastifyBaseLogger): Job
       : new PgBoss({ connectionString: database.url, max: 4, application_name: 'gigmarket-jobs' });
   let running = false;
   const slotWorkers = new Map<string, SlotWorker>();
+  const workedQueues: string[] = [];
+  let slotWorkersStopped: Promise<unknown> | undefined;
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
   boss.on('stopped', () => {
     running = false;
@@ -178,7 +183,12 @@ export function createJobSystem(database: Database, log: FastifyBaseLogger): Job
     for (const job of jobs) {
       const worker = await register(boss, found, job, log);
       if (worker) slotWorkers.set(job.name, worker);
+      else workedQueues.push(job.name);
     }
+  }
+  function stopTaking() {
+    slotWorkersStopped ??= Promise.all([...slotWorkers.values()].map((w) => w.stop()));
+    if (running) for (const name of workedQueues) void boss.offWork(name, { wait: false }).catch(() => {});
   }
 
   return {
@@ -193,10 +203,12 @@ export function createJobSystem(database: Database, log: FastifyBaseLogger): Job
         return false;
       }
     },
-    async stop() {
-      await Promise.all([...slotWorkers.values()].map((w) => w.stop()));
+    stopTaking,
+    async stop(timeoutMs = 10_000) {
+      stopTaking();
+      await slotWorkersStopped;
       slotWorkers.clear();
-      if (running) await boss.stop({ graceful: true, timeout: 10_000 });
+      if (running) await boss.stop({ graceful: true, timeout: timeoutMs });
       running = false;
     },
   };

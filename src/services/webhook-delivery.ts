@@ -36,7 +36,7 @@ import { currentTraceparent } from '../tracing/index.ts';
 
 type Settings = Pick<Context, 'config'>;
 type Jobs = Pick<Context, 'jobs'>;
-type DeliveryContext = Pick<Context, 'db' | 'config' | 'jobs' | 'log'>;
+type DeliveryContext = Pick<Context, 'db' | 'config' | 'jobs' | 'log' | 'metrics'>;
 export type DeliveryJob = QueuePayloads[typeof WEBHOOK_DELIVERY_QUEUE];
 
 /**
@@ -189,6 +189,7 @@ export function deliveryRunner(ctx: DeliveryContext): (job: HeldJob) => Promise<
     // Deleted or disabled since the job was enqueued: nothing to do.
     if (!endpoint || endpoint.disabledAt || !event) return record({ job });
     const result = await attempt(ctx, endpoint, { id: event.id, body: JSON.stringify(presentEvent(event)) });
+    ctx.metrics.webhookAttempt(result.error?.kind ?? 'delivered', result.durationMs / 1000);
     return record({ job, made: { endpoint, event, result } });
   };
 }

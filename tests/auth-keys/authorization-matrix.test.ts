@@ -44,6 +44,8 @@ const EXCEPTIONS: Record<string, string> = {
   // Public (`security: []`): there are no credentials to get wrong, it takes no id, and it shows
   // nothing of anyone's.
   getHealth: 'public, no input, nothing private',
+  getLiveness: "public (an orchestrator's probe), no input, nothing private",
+  getReadiness: "public (an orchestrator's probe), no input, nothing private",
   getReceiptKeys: 'public (the receipts keys anyone verifies with), no input, nothing private',
 };
 

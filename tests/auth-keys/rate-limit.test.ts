@@ -374,8 +374,8 @@ describe('the spec', () => {
   const operations = listOperations(spec);
   const byId = new Map(operations.map((o) => [o.operationId, o.operation]));
 
-  it('declares 429 RateLimited on every operation but GET /api/health and the receipt keys, which cost 0', () => {
-    const free = ['getHealth', 'getReceiptKeys'];
+  it("declares 429 RateLimited on every operation but GET /api/health, the orchestrators' probes and the receipt keys, which cost 0", () => {
+    const free = ['getHealth', 'getLiveness', 'getReadiness', 'getReceiptKeys'];
     const missing = operations.filter(
       (o) => !free.includes(o.operationId) && o.operation.responses['429']?.$ref !== '#/components/responses/RateLimited',
     );

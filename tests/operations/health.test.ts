@@ -23,3 +23,33 @@ describe('GET /api/health', () => {
     expect(res.error).toEqual({ status: 'unavailable', database: 'ok', jobs: 'unavailable' });
   });
 });
+
+describe("the orchestrators' probes", () => {
+  const probes = testFileServer();
+
+  it('live: 200 while the process answers, without credentials; ready: 200 with every check', async () => {
+    const live = await probes.anonymous.GET('/api/health/live');
+    expect(live.response.status).toBe(200);
+    expect(live.data).toEqual({ status: 'ok' });
+    const ready = await probes.anonymous.GET('/api/health/ready');
+    expect(ready.response.status).toBe(200);
+    expect(ready.data).toEqual({ status: 'ready', database: 'ok', migrations: 'ok', jobs: 'ok' });
+    expect(ready.response.headers.get('ratelimit')).toBeNull(); // not rate limited
+  });
+
+  it('ready: 503 draining from the moment the process drains, while live stays 200', async () => {
+    probes.runtime.drain();
+    const ready = await probes.anonymous.GET('/api/health/ready');
+    expect(ready.response.status).toBe(503);
+    expect(ready.error).toEqual({ status: 'draining', database: 'ok', migrations: 'ok', jobs: 'ok' });
+    expect((await probes.anonymous.GET('/api/health/live')).response.status).toBe(200);
+  });
+
+  it('ready: 503 not_ready naming the job system once pg-boss has stopped', async () => {
+    probes.runtime.lifecycle.draining = false; // as a process whose jobs failed, not one draining
+    await probes.runtime.jobs.stop();
+    const ready = await probes.anonymous.GET('/api/health/ready');
+    expect(ready.response.status).toBe(503);
+    expect(ready.error).toEqual({ status: 'not_ready', database: 'ok', migrations: 'ok', jobs: 'unavailable' });
+  });
+});
