@@ -33,14 +33,23 @@ afterAll(async () => {
   await Promise.all([chat?.close(), receiver?.close()]);
 });
 
-/** The server's backends sitting in an open transaction (server Postgres only; 0 on PGlite). */
-async function idleInTransaction(url: string | undefined): Promise<number> {
+/** How long the slow requests are held before the database is asked about open transactions. */
+const HELD_MS = 600;
+
+/**
+ * The server's backends that have sat in an open transaction, doing nothing, for longer than
+ * `forMs` (server Postgres only; 0 on PGlite). A transaction held across a slow outside call sits
+ * there for as long as the call is held; one between two of its statements (the event relay's,
+ * say) only for an instant, which a count of that instant would catch on a loaded machine.
+ */
+async function idleInTransaction(url: string | undefined, forMs: number): Promise<number> {
   if (!url) return 0;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [row] = await admin`
       select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and application_name = 'gigmarket' and state like 'idle in transaction%'`;
+      where datname = current_database() and application_name = 'gigmarket' and state like 'idle in transaction%'
+        and state_change < now() - make_interval(secs => ${forMs / 1000})`;
     return row!.n as number;
   } finally {
     await admin.end();
@@ -65,7 +74,9 @@ async function othersAnswerWhileHeld(
     }),
   );
   await expect.poll(hold.held, { message: 'the slow requests reach their outside service' }).toBe(true);
-  const openTransactions = await idleInTransaction(target.databaseUrl);
+  // Held for a while: a transaction open across the call would by now have been idle all that time.
+  await new Promise((resolve) => setTimeout(resolve, HELD_MS));
+  const openTransactions = await idleInTransaction(target.databaseUrl, HELD_MS / 2);
   const others = await Promise.all([
     fetch(`${target.url}/api/health`).then((r) => r.status),
     bystander.api.GET('/api/credits').then((r) => r.response.status),
