@@ -14,6 +14,7 @@ import postgres from 'postgres';
 import { pgliteTemplatePath } from './pglite-template-file.ts';
 import * as schema from './schema.ts';
 import { rowsOf } from './sql.ts';
+import { unpipelined } from './unpipelined.ts';
 
 import type { Db } from './types.ts';
 
@@ -21,7 +22,15 @@ export type { Db, Executor, Schema, Tx } from './types.ts';
 
 export type Database =
   | { kind: 'pglite'; db: Db; pglite: PGlite; close(): Promise<void> }
-  | { kind: 'postgres'; db: Db; sql: postgres.Sql; url: string; close(): Promise<void> };
+  | {
+      kind: 'postgres';
+      db: Db;
+      sql: postgres.Sql;
+      url: string;
+      /** Where LISTEN and migrations connect: `url` itself, unless that goes through a transaction-mode pooler (OpenOptions.directUrl). */
+      directUrl: string;
+      close(): Promise<void>;
+    };
 
 // From db/ when run from source, from dist/ when bundled (scripts/server-bundle.ts): both sit
 // directly in the checkout's root, so ../db/migrations is the same folder from either.
@@ -47,10 +56,21 @@ export interface OpenOptions {
   pgliteSharedBuffers?: string;
   /** A server Postgres's statement_timeout and idle_in_transaction_session_timeout on every connection, in ms (0: none); the server's own when unset. */
   timeLimits?: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
+  /**
+   * Set when databaseUrl goes through a pooler in transaction mode (PgBouncer's pool_mode =
+   * transaction), which hands each transaction whichever server connection is free: the same
+   * database reached directly, for what lives on one connection (LISTEN, the migrations' session
+   * lock). The pool on databaseUrl then names no prepared statement (a statement prepared on one
+   * server connection is unknown on the next), pipelines no statement behind another
+   * (db/unpipelined.ts) and sends no setting at connect (PgBouncer refuses them; set them on the
+   * database: docs/guide/production.md, "Through a connection pooler").
+   */
+  directUrl?: string;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
+    const pooled = options.directUrl !== undefined;
     const client = postgres(options.databaseUrl, {
       max: options.max ?? 10,
       onnotice: () => {},
@@ -60,15 +80,20 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // holding a connection and its locks for good.
       connection: {
         application_name: 'gigmarket',
-        jit: 'off',
-        ...(options.timeLimits && {
-          statement_timeout: options.timeLimits.statementTimeoutMs,
-          idle_in_transaction_session_timeout: options.timeLimits.idleInTransactionTimeoutMs,
-        }),
+        ...(!pooled && { jit: 'off' }),
+        ...(!pooled &&
+          options.timeLimits && {
+            statement_timeout: options.timeLimits.statementTimeoutMs,
+            idle_in_transaction_session_timeout: options.timeLimits.idleInTransactionTimeoutMs,
+          }),
       },
+      ...(pooled && { prepare: false }),
     });
-    const db = drizzlePostgres(client, { schema }) as unknown as Db;
-    return { kind: 'postgres', db, sql: client, url: options.databaseUrl, close: () => client.end({ timeout: 5 }) };
+    // Through a transaction pooler, no statement is pipelined behind another (db/unpipelined.ts).
+    const sql = pooled ? unpipelined(client) : client;
+    const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+    const directUrl = options.directUrl ?? options.databaseUrl;
+    return { kind: 'postgres', db, sql, url: options.databaseUrl, directUrl, close: () => client.end({ timeout: 5 }) };
   }
   // A new data directory starts as a copy of the prepared template when the build made one: PGlite's
   // initdb and every migration, done once at install instead of at each first start.
@@ -110,8 +135,8 @@ export async function migrate(database: Database): Promise<void> {
   }
   // On connections of their own, without the pool's time limits: building an index on a large
   // table, or waiting for another process's migrations, may take minutes. The lock lives on one
-  // reserved connection while the migrator uses the other.
-  const client = postgres(database.url, {
+  // reserved connection while the migrator uses the other, so never through a transaction pooler.
+  const client = postgres(database.directUrl, {
     max: 2,
     onnotice: () => {},
     connection: { application_name: 'gigmarket-migrate', statement_timeout: 0, idle_in_transaction_session_timeout: 0 },

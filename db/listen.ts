@@ -2,6 +2,8 @@
 // A notification sent while the connection is down is lost; `onLive(false)` tells the listener so,
 // and `onLive(true)` comes only once LISTEN is in place again. Used by caches that must forget a
 // row as soon as another process changes it.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { Database } from './client.ts';
 
@@ -37,7 +39,7 @@ export async function listen(
       },
     };
   }
-  return listenOnServer(database.url, channel, handlers, applicationName);
+  return listenOnServer(database.directUrl, channel, handlers, applicationName);
 }
 
 /**
@@ -98,4 +100,34 @@ async function listenOnServer(url: string, channel: string, handlers: ListenHand
       await last?.end().catch(() => {});
     },
   };
+}
+
+/**
+ * Whether LISTEN, where this process listens (the database's directUrl), hears a NOTIFY sent
+ * through its pool within `timeoutMs`. Through a pooler in transaction mode it does not: the
+ * LISTEN's server connection goes back to the pool at once, and its notifications reach whichever
+ * client holds that connection next.
+ */
+export async function listenHearsNotify(database: Database, timeoutMs: number): Promise<boolean> {
+  if (database.kind === 'pglite') return true;
+  const channel = 'gm_listen_probe';
+  const token = randomUUID();
+  const client = new pg.Client({ connectionString: database.directUrl, application_name: 'gigmarket-listen-probe' });
+  client.on('error', () => {});
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await client.connect();
+    const heard = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+      client.on('notification', (n) => {
+        if (n.channel === channel && n.payload === token) resolve(true);
+      });
+    });
+    await client.query(`listen ${quoted(channel)}`);
+    await database.db.execute(sql`select pg_notify(${channel}, ${token})`);
+    return await heard;
+  } finally {
+    clearTimeout(timer);
+    await client.end().catch(() => {});
+  }
 }

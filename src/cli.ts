@@ -131,6 +131,7 @@ async function openServerDatabase(): Promise<{ database: Database; close(): Prom
       dataDir: config.dataDir,
       pgliteSharedBuffers: config.pgliteSharedBuffers,
       timeLimits: config.databaseTimeLimits,
+      directUrl: config.databaseDirectUrl,
       max: 2,
     });
     await migrate(database);

@@ -86,6 +86,21 @@ export const SETTINGS = {
     description:
       'On a server Postgres, how long a transaction may sit idle before Postgres ends its session (`idle_in_transaction_session_timeout`), so that one left open cannot hold its locks for good. `0`: no limit.',
   },
+  DATABASE_POOLER: {
+    default: '`none`',
+    parse: (raw: string | undefined, name: string) => {
+      const value = raw?.trim() || 'none';
+      if (value !== 'none' && value !== 'transaction') throw new Error(`${name} must be none or transaction, got "${raw}"`);
+      return value;
+    },
+    description:
+      "`transaction`: `DATABASE_URL` goes through a connection pooler in transaction mode (PgBouncer's `pool_mode = transaction`). The app's pool then prepares no statements and sends no settings at connect (set `jit`, `statement_timeout` and `idle_in_transaction_session_timeout` on the database instead), and LISTEN and migrations use `DATABASE_DIRECT_URL`, which it requires. Undeclared, such a pooler stops the server at start, saying so. See [Through a connection pooler](production.md#through-a-connection-pooler).",
+  },
+  DATABASE_DIRECT_URL: {
+    ...optionalText(),
+    description:
+      "With `DATABASE_POOLER=transaction`: the same database without the pooler (or through a pool in session mode), for what lives on one connection: LISTEN (key revocations, the event relay, MCP messages) and the migrations' lock.",
+  },
   SESSION_SECRET: {
     ...optionalText('generated once, stored in the database'),
     description: 'Signs session cookies. Set it to rotate it, or to share it explicitly.',
@@ -326,6 +341,8 @@ export interface Config {
    * (DATABASE_STATEMENT_TIMEOUT_MS) and a transaction left idle (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS).
    */
   databaseTimeLimits: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
+  /** DATABASE_DIRECT_URL, set only with DATABASE_POOLER=transaction: DATABASE_URL goes through a transaction pooler, LISTEN and migrations connect here. */
+  databaseDirectUrl: string | undefined;
   sessionSecret: string | undefined;
   sessionTtlDays: number;
   github:
@@ -498,6 +515,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT_MS'),
       idleInTransactionTimeoutMs: read('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'),
     },
+    databaseDirectUrl: databaseDirectUrl(read),
     sessionSecret: read('SESSION_SECRET'),
     sessionTtlDays: read('SESSION_TTL_DAYS'),
     github: client && github(read, client),
@@ -546,6 +564,23 @@ function metrics(read: Read, port: number, host: string): MetricsSettings | unde
   if (metricsPort === port)
     throw new Error(`METRICS_PORT must differ from PORT (${port}); to serve /metrics on the main port, set METRICS_TOKEN alone`);
   return { port: metricsPort, host: read('METRICS_HOST') ?? host, token };
+}
+
+/** DATABASE_DIRECT_URL when DATABASE_URL goes through a transaction pooler (DATABASE_POOLER), which needs it; else undefined. */
+function databaseDirectUrl(read: Read): string | undefined {
+  const pooled = read('DATABASE_POOLER') === 'transaction';
+  const direct = read('DATABASE_DIRECT_URL');
+  if (pooled && !read('DATABASE_URL')) throw new Error('DATABASE_POOLER=transaction needs DATABASE_URL (the pooler)');
+  if (pooled && !direct) {
+    throw new Error(
+      'DATABASE_POOLER=transaction needs DATABASE_DIRECT_URL: the same database without the pooler, for LISTEN and migrations',
+    );
+  }
+  if (!pooled && direct)
+    throw new Error(
+      'DATABASE_DIRECT_URL is read only with DATABASE_POOLER=transaction (DATABASE_URL through a pooler in transaction mode)',
+    );
+  return pooled ? direct : undefined;
 }
 
 /** GitHub sign-in is on when both the client id and secret are set. */

@@ -11,6 +11,7 @@ const database = await openDatabase({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
   pgliteSharedBuffers: config.pgliteSharedBuffers,
+  directUrl: config.databaseDirectUrl,
   max: 1,
 });
 try {

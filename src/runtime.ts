@@ -17,7 +17,7 @@ import { acquireDataLock } from './data-lock.ts';
 import { createPaymentProvider } from './payments/index.ts';
 import { postgresFileStore } from './storage/file-store.ts';
 import { ApiKeyCache } from './auth/key-cache.ts';
-import { refuseUnsafeSettings } from './startup-checks.ts';
+import { checkDatabaseConnection, refuseUnsafeSettings } from './startup-checks.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { registerDatabaseGauges } from './metrics/database-gauges.ts';
 import { startMetricsServer } from './metrics/http.ts';
@@ -97,8 +97,11 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       dataDir: config.dataDir,
       pgliteSharedBuffers: config.pgliteSharedBuffers,
       timeLimits: config.databaseTimeLimits,
+      directUrl: config.databaseDirectUrl,
     }));
   const database = tracing ? tracedDatabase(opened, tracing.sql) : opened;
+  // A pooler the server would misbehave through stops it here, saying what to set (src/startup-checks.ts).
+  await checkDatabaseConnection(database, config, (msg) => log.warn(msg));
   const { pending, total } = await pendingMigrations(database);
   if (pending > 0) log.info(`applying migrations (${pending} of ${total})…`);
   await migrate(database);

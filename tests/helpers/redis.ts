@@ -1,28 +1,10 @@
 // The Redis the tests of shared counters use: REDIS_TEST_URL (.ci/run exports it), else one on
 // 127.0.0.1:6379 if it answers. Without one these tests skip, but under CI=true they run and fail.
-import { Redis } from 'ioredis';
+import { redisAnswers } from '../../scripts/cluster/redis-probe.ts';
 
 export const redisUrl = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
 
-export const redisReachable = await (async () => {
-  const probe = new Redis(redisUrl, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    connectTimeout: 1000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-})();
+export const redisReachable = await redisAnswers(redisUrl);
 
 /** Whether to run a Redis test: when one answers, and always under CI (where it must). */
 export const runWithRedis = redisReachable || Boolean(process.env.CI);
