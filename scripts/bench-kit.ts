@@ -87,13 +87,13 @@ export function serverEntry(root = ROOT): string {
 /**
  * The server as production runs it (`npm start`: node with SERVER_NODE_ARGS, its own process), answering
  * /api/health; `env` adds to (or overrides) the bench defaults below. `nodeArgs` go before the
- * script (e.g. `--cpu-prof`), `stdout: 'ignore'` drops its log (the cost of writing it stays);
- * `root` runs another checkout's server.
+ * script (e.g. `--cpu-prof`), `stdout: 'ignore'` drops its log (the cost of writing it stays), a
+ * file descriptor keeps it in that file; `root` runs another checkout's server.
  */
 export async function startServer(
   env: Record<string, string>,
   port: number,
-  options: { nodeArgs?: string[]; stdout?: 'inherit' | 'ignore'; root?: string } = {},
+  options: { nodeArgs?: string[]; stdout?: 'inherit' | 'ignore' | number; root?: string } = {},
 ): Promise<ChildProcess> {
   // `root`: another checkout's server (bench:ab), run from there.
   const root = options.root ?? ROOT;
