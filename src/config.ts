@@ -99,7 +99,7 @@ export const SETTINGS = {
   DATABASE_DIRECT_URL: {
     ...optionalText(),
     description:
-      "With `DATABASE_POOLER=transaction`: the same database without the pooler (or through a pool in session mode), for what lives on one connection: LISTEN (key revocations, the event relay, MCP messages) and the migrations' lock.",
+      "With `DATABASE_POOLER=transaction`: the same database reached directly, without the pooler, for what lives on one connection: LISTEN (key revocations, the event relay, MCP messages) and the migrations' lock.",
   },
   SESSION_SECRET: {
     ...optionalText('generated once, stored in the database'),

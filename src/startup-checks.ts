@@ -81,7 +81,7 @@ export async function checkDatabaseConnection(database: Database, config: Config
     throw new Error(
       pooled
         ? `a LISTEN on DATABASE_DIRECT_URL did not hear a NOTIFY sent through DATABASE_URL within ${LISTEN_PROBE_MS / 1000} s: ` +
-            `DATABASE_DIRECT_URL must reach Postgres directly (or through a pool in session mode), not through the transaction pooler (${POOLER_GUIDE})`
+            `DATABASE_DIRECT_URL must reach Postgres directly, not through the transaction pooler (${POOLER_GUIDE})`
         : `a LISTEN on DATABASE_URL did not hear a NOTIFY sent through it within ${LISTEN_PROBE_MS / 1000} s: DATABASE_URL goes through a pooler in transaction mode ` +
             "(PgBouncer's pool_mode = transaction), through which LISTEN, prepared statements and session locks do not hold. " +
             `Set DATABASE_POOLER=transaction and DATABASE_DIRECT_URL (the same database without the pooler, for LISTEN and migrations) (${POOLER_GUIDE})`,
