@@ -2,7 +2,8 @@
 // a second Drizzle over the same client, seen through a thin wrapper that times the client's public
 // methods Drizzle's drivers call to run SQL: postgres.js's `unsafe` (then `.values()` or awaited),
 // `begin` and `savepoint`; PGlite's `query` and `transaction`. Everything else of the client is its
-// own. The statement's text reaches the tracer, never its parameters. Used only while tracing is on:
+// own, but for postgres.js's tagged template, which throws rather than run untraced. The
+// statement's text reaches the tracer, never its parameters. Used only while tracing is on:
 // otherwise the runtime keeps the database openDatabase made, untouched.
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -10,6 +11,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Database, Db } from './client.ts';
 import * as schema from './schema.ts';
+import { pendingQuery, replacing } from './wrapped-client.ts';
 
 /** What times the statements: the app's tracer (src/tracing/otel.ts). */
 export interface QueryTracer {
@@ -29,47 +31,32 @@ export function tracedDatabase(database: Database, tracer: QueryTracer): Databas
   return { ...database, db };
 }
 
-/** The client's own property, its methods bound to it (a proxy is not the object their private fields live on). */
-function own(target: object, key: string | symbol) {
-  const value = Reflect.get(target, key, target);
-  return typeof value === 'function' ? value.bind(target) : value;
-}
-
 type PostgresClient = postgres.Sql | postgres.TransactionSql;
 
-/**
- * postgres.js runs a query when it is awaited, after `.values()` may have asked for rows as arrays:
- * what `unsafe` returns here does the same, sending it inside the statement's span.
- */
+/** postgres.js's client: each statement sent inside its span when its pending query is first awaited (db/wrapped-client.ts). */
 function tracedPostgres<C extends PostgresClient>(client: C, tracer: QueryTracer): C {
-  const unsafe = (text: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
-    const send = (values: boolean) =>
+  const unsafe = (text: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
+    pendingQuery((values) =>
       tracer.statement(text, () => {
         const query = client.unsafe(text, parameters, options);
         return values ? query.values() : query;
-      });
-    return {
-      values: () => send(true),
-      // biome-ignore lint/suspicious/noThenProperty: awaited as postgres.js's own pending query is
-      then: (ok?: (rows: unknown) => unknown, failed?: (err: unknown) => unknown) => send(false).then(ok, failed),
-    };
-  };
+      }),
+    );
   const begin = (run: (tx: postgres.TransactionSql) => Promise<unknown>) =>
     tracer.transaction(() => (client as postgres.Sql).begin((tx) => run(tracedPostgres(tx, tracer))));
   const savepoint = (run: (tx: postgres.TransactionSql) => Promise<unknown>) =>
     (client as postgres.TransactionSql).savepoint((tx) => run(tracedPostgres(tx, tracer)));
-  const replaced: Record<string | symbol, unknown> = { unsafe, begin, savepoint };
-  return new Proxy(client, { get: (target, key) => (key in replaced ? replaced[key] : own(target, key)) });
+  return replacing(client, { unsafe, begin, savepoint }, 'db/traced.ts');
 }
 
 type PgliteClient = PGlite | Transaction;
 
 function tracedPglite<C extends PgliteClient>(client: C, tracer: QueryTracer): C {
-  const replaced: Record<string | symbol, unknown> = {
+  const replaced = {
     query: (text: string, parameters?: unknown[], options?: object) =>
       tracer.statement(text, () => client.query(text, parameters, options)),
     transaction: (run: (tx: Transaction) => Promise<unknown>) =>
       tracer.transaction(() => (client as PGlite).transaction((tx) => run(tracedPglite(tx, tracer)))),
   };
-  return new Proxy(client, { get: (target, key) => (key in replaced ? replaced[key] : own(target, key)) });
+  return replacing(client, replaced, 'db/traced.ts');
 }

@@ -8,10 +8,11 @@
 // takes a connection of its own for its duration (sql.reserve()), so nothing is ever sent behind
 // it; a transaction already holds its connection (and PgBouncer its server connection) to the end.
 import type postgres from 'postgres';
+import { pendingQuery, replacing } from './wrapped-client.ts';
 
 type Unsafe = postgres.Sql['unsafe'];
 
-/** The client, its statements outside transactions each on a reserved connection; everything else is the client's own. */
+/** The client, its statements outside transactions each on a reserved connection; a tagged template on it throws; everything else is the client's own. */
 export function unpipelined(client: postgres.Sql): postgres.Sql {
   const alone = async <T>(run: (connection: postgres.ReservedSql) => Promise<T>): Promise<T> => {
     const connection = await client.reserve();
@@ -21,17 +22,7 @@ export function unpipelined(client: postgres.Sql): postgres.Sql {
       connection.release();
     }
   };
-  // What Drizzle's postgres.js driver does with a statement: awaits it, or asks for `.values()`.
-  const unsafe = (...args: Parameters<Unsafe>) => ({
-    values: () => alone((c) => c.unsafe(...args).values()),
-    // biome-ignore lint/suspicious/noThenProperty: awaited as postgres.js's own pending query is
-    then: (ok?: (rows: unknown) => unknown, failed?: (err: unknown) => unknown) => alone((c) => c.unsafe(...args)).then(ok, failed),
-  });
-  return new Proxy(client, {
-    get(target, key) {
-      if (key === 'unsafe') return unsafe;
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const unsafe = (...args: Parameters<Unsafe>) =>
+    pendingQuery((values) => alone(async (c) => (values ? c.unsafe(...args).values() : c.unsafe(...args))));
+  return replacing(client, { unsafe }, 'db/unpipelined.ts');
 }

@@ -2,7 +2,8 @@
 // the server process refuses to start through one it would misbehave through, naming what to set,
 // and with DATABASE_POOLER=transaction and DATABASE_DIRECT_URL it serves through it, hearing a
 // revocation sent through the pool at once. On the server Postgres run, with pgbouncer installed
-// (skipped without it, failed under CI=true). The settings' own rules run on the embedded run.
+// (skipped without it, failed under CI=true); db/unpipelined.ts's own behaviour on any server
+// Postgres. The settings' own rules run on the embedded run.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { unpipelined } from '../../db/unpipelined.ts';
 import { openDatabase } from '../../db/client.ts';
 import { rowsOf } from '../../db/sql.ts';
 import { revokeUserApiKey } from '../../src/services/api-keys.ts';
@@ -17,6 +20,7 @@ import { userActor } from '../../src/actor.ts';
 import { startPgbouncer, stopPart, type Part } from '../../scripts/cluster/parts.ts';
 import { get, killRunningServers, processDatabase, spawnServer, usersBeforeStart, waitUntilHealthy } from '../helpers/server-process.ts';
 import { EMBEDDED_RUN } from '../helpers/runs.ts';
+import { askedThrice } from '../helpers/pending-query.ts';
 
 const hasPgbouncer = spawnSync('pgbouncer', ['-V'], { stdio: 'ignore' }).error === undefined;
 const serverRun = !EMBEDDED_RUN;
@@ -146,6 +150,27 @@ describe.runIf(serverRun && (hasPgbouncer || process.env.CI))(title('the server 
     await new Promise((r) => setTimeout(r, 300));
     expect((await fetch(`${server.url}/api/gigs?owner=me`, auth)).status).toBe(401);
     expect((await get(`${server.url}/api/health`)).status).toBe(200);
+  });
+});
+
+// db/unpipelined.ts's own behaviour needs no pooler: any server Postgres shows it.
+describe.runIf(serverRun)('db/unpipelined.ts', () => {
+  it('sends a statement once however often it is awaited, and refuses a tagged template', async () => {
+    // One connection: the temporary sequence is on it, and each reserved connection is that one.
+    const client = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    try {
+      await client.unsafe('create temporary sequence unpipelined_once');
+      const wrapped = unpipelined(client);
+      const next = () => wrapped.unsafe<{ n: number }[]>("select nextval('unpipelined_once')::int as n");
+      expect((await askedThrice(next())).map((rows) => rows[0]!.n)).toEqual([1, 1, 1]);
+      const asArrays = next();
+      expect([await asArrays.values(), await asArrays.values()].map((rows) => rows[0])).toEqual([[2], [2]]);
+      // sql`…` would be pipelined past the wrapper: it fails instead.
+      expect(() => wrapped`select 1`).toThrow('db/unpipelined.ts: a tagged template (sql`…`) would bypass this wrapper');
+      expect((await client.unsafe<{ n: number }[]>("select nextval('unpipelined_once')::int as n"))[0]!.n).toBe(3);
+    } finally {
+      await client.end();
+    }
   });
 });
 

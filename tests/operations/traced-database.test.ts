@@ -2,9 +2,11 @@
 // app runs SQL through Drizzle (a query builder, db.execute, a relational query, a prepared query,
 // a transaction, a nested one, a statement that fails) answers as on the database itself, and each
 // statement reaches the tracer as its text, inside the span of its transaction, its parameters
-// never. On PGlite in the embedded run, on Postgres in the server run.
+// never; a statement is sent once however often it is awaited, and a tagged template on the client
+// fails rather than go untraced. On PGlite in the embedded run, on Postgres in the server run.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { eq, sql } from 'drizzle-orm';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../db/client.ts';
 import { findVisibleGig, insertGig } from '../../db/repositories/gigs.ts';
@@ -14,6 +16,8 @@ import { tracedDatabase, type QueryTracer } from '../../db/traced.ts';
 import { createUserWithKey } from '../../src/services/api-keys.ts';
 import { newId } from '../../src/ids.ts';
 import { openTestDatabase } from '../helpers/server.ts';
+import { EMBEDDED_RUN } from '../helpers/runs.ts';
+import { askedThrice } from '../helpers/pending-query.ts';
 
 /** What the tracer saw: each statement's text, and the transaction it ran in (by number), if any. */
 interface Seen {
@@ -97,6 +101,20 @@ describe('the traced database', () => {
     // Text only: the values were parameters.
     expect(seen.some((s) => s.text.startsWith('insert into "gigs"'))).toBe(true);
     expect(seen.filter((s) => s.text.includes(title) || s.text.includes('rolled back') || s.text.includes('41'))).toEqual([]);
+  });
+
+  // postgres.js's pending queries are the wrapper's own on a server Postgres only (PGlite's query is a promise).
+  it.runIf(!EMBEDDED_RUN)('sends a statement once however often it is awaited, and refuses a tagged template', async () => {
+    const { tracer, seen } = recordingTracer();
+    const client = (tracedDatabase(opened.database, tracer).db as unknown as { $client: postgres.Sql }).$client;
+    expect((await askedThrice(client.unsafe<{ n: number }[]>('select 1 as n'))).map((rows) => rows[0]!.n)).toEqual([1, 1, 1]);
+    const asArrays = client.unsafe('select 2 as n');
+    expect([await asArrays.values(), await asArrays.values()].map((rows) => rows[0])).toEqual([[2], [2]]);
+    expect(seen.map((s) => s.text)).toEqual(['select 1 as n', 'select 2 as n']);
+
+    // sql`…` on the client would run past the tracer: it fails instead of going untraced.
+    expect(() => client`select 3`).toThrow('db/traced.ts: a tagged template (sql`…`) would bypass this wrapper');
+    expect(seen).toHaveLength(2);
   });
 
   it('leaves the database it wraps untraced', async () => {
