@@ -13,15 +13,18 @@ import type { Tracing } from './types.ts';
 export type { Tracing } from './types.ts';
 
 let started: Tracing | undefined;
+/** Kept from the first call: a second one while the SDK loads waits for the same start, not a second provider. */
+let starting: Promise<Tracing> | undefined;
 
 /** Starts tracing in this process when the settings ask for it (once: OpenTelemetry's registry is global). */
-export async function startTracing(config: Pick<Config, 'otel'>): Promise<Tracing | undefined> {
-  if (!config.otel) return undefined;
-  if (!started) {
-    const { openTelemetry } = await import('./otel.ts');
-    started = await openTelemetry(config.otel);
-  }
-  return started;
+export function startTracing(config: Pick<Config, 'otel'>): Promise<Tracing | undefined> {
+  const settings = config.otel;
+  if (!settings) return Promise.resolve(undefined);
+  starting ??= import('./otel.ts').then(async ({ openTelemetry }) => {
+    started = await openTelemetry(settings);
+    return started;
+  });
+  return starting;
 }
 
 /** The current span's `traceparent`, for what carries a trace beyond this call (an outbox event, a job); null when tracing is off. */

@@ -24,7 +24,7 @@ const UNTRACED_PATHS = /^\/(api\/health|metrics)(\/|\?|$)/;
 export async function openTelemetry(settings: OtelSettings): Promise<Tracing> {
   const [
     api,
-    { TracerProvider, BatchSpanProcessor },
+    { TracerProvider, BatchSpanProcessor, AlwaysOnSampler },
     { AsyncLocalStorageContextManager },
     { W3CTraceContextPropagator },
     resources,
@@ -41,6 +41,9 @@ export async function openTelemetry(settings: OtelSettings): Promise<Tracing> {
   ]);
   const { context, propagation, trace, SpanKind, SpanStatusCode, ROOT_CONTEXT } = api;
   const provider = new TracerProvider({
+    // Every request is sampled: with the default (parent-based), a caller's `traceparent` flagged
+    // "not sampled" would switch tracing off for its request and for the deliveries that follow it.
+    sampler: new AlwaysOnSampler(),
     resource: resources.resourceFromAttributes({ 'service.name': settings.serviceName }),
     spanProcessors: [new BatchSpanProcessor({ exporter: new exporter.OTLPTraceExporter({ url: `${settings.endpoint}/v1/traces` }) })],
   });
@@ -84,6 +87,9 @@ export async function openTelemetry(settings: OtelSettings): Promise<Tracing> {
     instrumentHooks: false,
     ignorePaths: (route) => UNTRACED_PATHS.test(route.url),
     requestHook(span, request) {
+      // @fastify/otel records the URL as received; its query (an onboarding link's token, an OAuth
+      // callback's code and state) and any fragment stay out of what leaves the process.
+      span.setAttribute('url.path', request.url.replace(/[?#].*/s, ''));
       span.updateName(`${request.method} ${request.routeOptions.url ?? 'unknown route'}`);
       const operationId = request.routeOptions.config?.operationId;
       if (typeof operationId === 'string') span.setAttribute('gigmarket.operation_id', operationId);

@@ -2,16 +2,17 @@
 // receiver that decodes the JSON the exporter sends. One write (a gig created, with the caller's
 // own traceparent) is one trace: its request span, the handler's, the transactions and their
 // statements (text, never values), and the span of the job that delivers the event's webhook,
-// continued from the trace the event row kept. Without OTEL_EXPORTER_OTLP_ENDPOINT, no module of
-// the SDK loads (@opentelemetry/api may: prom-client requires it). On PGlite in the embedded run,
-// on Postgres in the server run.
+// continued from the trace the event row kept. A request's span has its path without the query (a
+// token in a link), and a caller's traceparent cannot switch sampling off. Without
+// OTEL_EXPORTER_OTLP_ENDPOINT, no module of the SDK loads (@opentelemetry/api may: prom-client
+// requires it). On PGlite in the embedded run, on Postgres in the server run.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import createClient from 'openapi-fetch';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { paths } from '../../src/generated/api.d.ts';
 import { closeServer, listenLocal } from '../fakes/local-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -26,6 +27,7 @@ import {
 } from '../helpers/server-process.ts';
 import { specValidation } from '../helpers/spec-validator.ts';
 import { EMBEDDED_RUN } from '../helpers/runs.ts';
+import { startTracing } from '../../src/tracing/index.ts';
 
 /** A span as the OTLP JSON encoding has it (ids in hex), with its attributes as a plain object. */
 interface Span {
@@ -121,13 +123,43 @@ async function gigDelivered(api: ReturnType<typeof createClient<paths>>, hooks: 
   return { gig: gig.data!, delivery };
 }
 
+/** A GET sent as given, its path not parsed as a URL (a fragment stays in it, as a raw client may send one). */
+function rawGet(base: string, pathAndQuery: string, headers: Record<string, string>): Promise<number> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    http
+      .get({ hostname, port, path: pathAndQuery, headers, agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      })
+      .on('error', reject);
+  });
+}
+
+/** The spans of one trace, once one of them passes `found` (spans leave in batches, every 5 s). */
+async function spansOnceExported(otlp: Awaited<ReturnType<typeof startOtlpReceiver>>, traceId: string, found: (s: Span) => boolean) {
+  await vi.waitFor(
+    () => {
+      if (!otlp.spans.some((s) => s.traceId === traceId && found(s))) throw new Error(`not exported yet in ${traceId}`);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+  return otlp.spans.filter((s) => s.traceId === traceId);
+}
+
 describe('traces', () => {
-  it('a write is one trace, from its request through its SQL to the job that delivers its webhook', async () => {
+  let traced: { otlp: Awaited<ReturnType<typeof startOtlpReceiver>>; hooks: WebhookReceiver } & Awaited<ReturnType<typeof serverWith>>;
+  beforeAll(async () => {
     const otlp = await startOtlpReceiver();
     cleanups.push(otlp.close);
     const hooks = await startWebhookReceiver();
     cleanups.push(hooks.close);
-    const { server, api, apiKey } = await serverWith({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'gigmarket-under-test' });
+    const started = await serverWith({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'gigmarket-under-test' });
+    traced = { otlp, hooks, ...started };
+  });
+
+  it('a write is one trace, from its request through its SQL to the job that delivers its webhook', async () => {
+    const { otlp, hooks, server, api, apiKey } = traced;
 
     // The caller's own trace: the server continues it (W3C Trace Context).
     const callerTrace = randomBytes(16).toString('hex');
@@ -135,17 +167,8 @@ describe('traces', () => {
     const title = `Traced gig ${randomBytes(6).toString('hex')}`;
     const { gig } = await gigDelivered(api, hooks, title, { traceparent: `00-${callerTrace}-${callerSpan}-01` });
 
-    // Spans leave in batches (every 5 s): wait for the delivery's.
-    const inTrace = () => otlp.spans.filter((s) => s.traceId === callerTrace);
-    const job = await vi.waitFor(
-      () => {
-        const found = inTrace().find((s) => s.name === 'process webhook-delivery');
-        if (!found) throw new Error('no delivery span yet');
-        return found;
-      },
-      { timeout: 30_000, interval: 100 },
-    );
-    const spans = inTrace();
+    const spans = await spansOnceExported(otlp, callerTrace, (s) => s.name === 'process webhook-delivery');
+    const job = spans.find((s) => s.name === 'process webhook-delivery')!;
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const ancestors = (s: Span): Span[] => {
       const parent = byId.get(s.parentSpanId);
@@ -201,6 +224,37 @@ describe('traces', () => {
     expect(sdkModules(server)).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace', '@fastify/otel']));
   });
 
+  it("records a request's path without its query or fragment, and samples it whatever the caller's traceparent says", async () => {
+    const { otlp, server } = traced;
+    // A sandbox onboarding link carries its token in the query, as GitHub's callback does its code
+    // and state; the caller's traceparent flags its trace "not sampled" (flags 00).
+    const secret = randomBytes(12).toString('hex');
+    const callerTrace = randomBytes(16).toString('hex');
+    const callerSpan = randomBytes(8).toString('hex');
+    const link = `/sandbox/connect/acct_traced?token=${secret}&return_url=https%3A%2F%2Fx.test%2F#${secret}-fragment`;
+    const status = await rawGet(server.url, link, { traceparent: `00-${callerTrace}-${callerSpan}-00` });
+    expect(status).toBe(403);
+
+    // Sampled all the same, still in the caller's trace, the child of its span.
+    const spans = await spansOnceExported(otlp, callerTrace, (s) => s.kind === SERVER);
+    const request = spans.find((s) => s.kind === SERVER)!;
+    expect(request.name).toBe('GET /sandbox/connect/:accountId');
+    expect(request.parentSpanId).toBe(callerSpan);
+    expect(request.attributes).toMatchObject({ 'url.path': '/sandbox/connect/acct_traced', 'http.response.status_code': 403 });
+    for (const body of otlp.bodies) expect(body).not.toContain(secret);
+  });
+
+  // The database does not matter here: the embedded run only (tests/helpers/runs.ts).
+  it.runIf(EMBEDDED_RUN)('starts once in a process, however many start it at the same time', async () => {
+    const config = { otel: { endpoint: traced.otlp.url, serviceName: 'gigmarket-under-test' } };
+    const [first, second] = await Promise.all([startTracing(config), startTracing(config)]);
+    expect(first).toBeDefined();
+    expect(second).toBe(first);
+    expect(await startTracing(config)).toBe(first);
+  });
+});
+
+describe('traces off', () => {
   // The database does not matter here: the embedded run only (tests/helpers/runs.ts).
   it.runIf(EMBEDDED_RUN)('without OTEL_EXPORTER_OTLP_ENDPOINT, the same write loads no module of the SDK', async () => {
     const hooks = await startWebhookReceiver();
