@@ -5,9 +5,10 @@ set -euo pipefail
 
 # The first start creates the database, saying so in its log (one JSON line each).
 start_server
-jq -r .msg "$WORK/server.log" | sed -n 1,3p
+jq -r .msg "$WORK/server.log" | sed -n 1,4p
 # creating the embedded database in …/data from its prepared template (first start)…
 # starting the job system…
+# no metrics endpoint: set METRICS_PORT or METRICS_TOKEN to serve /metrics
 # Server listening at …
 curl -s localhost:$PORT/api/health | jq -c .
 # {"status":"ok","database":"ok","jobs":"ok"}
