@@ -1,4 +1,4 @@
-// `npm run docs:settings`: renders src/config.ts's SETTINGS as the tables of docs/guide/settings.md,
+// `npm run docs:settings`: renders src/settings.ts's SETTINGS as the tables of docs/guide/settings.md,
 // between its `<!-- settings:start -->` and `<!-- settings:end -->` lines.
 // `npm run check:settings` (`--check`): fails, naming the first difference, when the file's tables
 // are not what the code renders, or when the app's code reads a variable from process.env that
@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type DeclaredSetting, SETTINGS } from '../src/config.ts';
+import { type DeclaredSetting, SETTINGS } from '../src/settings.ts';
 import { appFiles } from './check-stock.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,7 +25,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /** The lines between the markers, as the code declares them. */
 export function renderSettings(settings: Record<string, DeclaredSetting> = SETTINGS): string[] {
-  const lines = [`<!-- Generated from SETTINGS in src/config.ts by \`npm run docs:settings\`: edit there, not here. -->`];
+  const lines = [`<!-- Generated from SETTINGS in src/settings.ts by \`npm run docs:settings\`: edit there, not here. -->`];
   for (const { readBy, intro } of GROUPS) {
     const rows = Object.entries(settings).filter(([, s]) => s.readBy === readBy);
     if (!rows.length) continue;
@@ -57,7 +57,7 @@ export function settingsDocDifference(doc: string, rendered: string[], docName =
     const where = `${docName}:${firstLine + i}`;
     if (lines[i] === undefined) return `${where}: the code renders a line the file lacks:\n  code: ${rendered[i]}`;
     if (rendered[i] === undefined) return `${where}: the file has a line the code does not render:\n  file: ${lines[i]}`;
-    return `${where} differs from what src/config.ts renders:\n  file: ${lines[i]}\n  code: ${rendered[i]}`;
+    return `${where} differs from what src/settings.ts renders:\n  file: ${lines[i]}\n  code: ${rendered[i]}`;
   }
   return undefined;
 }
@@ -86,7 +86,7 @@ export function undeclaredEnvReads(root: string, declared: readonly string[] = O
         const name = match[1] ?? match[2] ?? match[3];
         if (name === undefined) problems.push(`${file}:${i + 1}: reads process.env[${match[4]}], a name no settings table can show`);
         else if (!declared.includes(name))
-          problems.push(`${file}:${i + 1}: reads ${name} from process.env, which SETTINGS in src/config.ts does not declare`);
+          problems.push(`${file}:${i + 1}: reads ${name} from process.env, which SETTINGS in src/settings.ts does not declare`);
       }
     }
   }
@@ -104,11 +104,11 @@ if (import.meta.main) {
     const problems = [settingsDocDifference(doc, rendered, docName), ...undeclaredEnvReads(ROOT)].filter((p) => p !== undefined);
     if (problems.length) {
       console.error(
-        `settings: ${problems.join('\n')}\nThe tables come from SETTINGS in src/config.ts: change it there, then run npm run docs:settings.`,
+        `settings: ${problems.join('\n')}\nThe tables come from SETTINGS in src/settings.ts: change it there, then run npm run docs:settings.`,
       );
       process.exitCode = 1;
     } else {
-      console.log(`settings: ${docName} shows every setting src/config.ts declares, and the app reads no other`);
+      console.log(`settings: ${docName} shows every setting src/settings.ts declares, and the app reads no other`);
     }
   } else {
     fs.writeFileSync(docPath, withSettings(doc, rendered));

@@ -3,7 +3,7 @@
 // GIGMARKET_CRASH_AT names the place (`<place>`, or `<place>:<Idempotency-Key>` for one request's
 // key only, so that the process that answers one crashed request's retry can die at the next place
 // on another request), and never in production.
-import { readSetting } from './config.ts';
+import { readSetting } from './settings.ts';
 
 const setting = readSetting(process.env, 'NODE_ENV') === 'production' ? undefined : readSetting(process.env, 'GIGMARKET_CRASH_AT');
 const colon = setting?.indexOf(':') ?? -1;

@@ -1,5 +1,7 @@
-// What the Prometheus gauges read at scrape time (src/metrics/database-gauges.ts): each one short
-// statement on a partial index, so that a scrape costs the same on a large database as on a new one.
+// What the Prometheus gauges read at scrape time (src/metrics/database-gauges.ts), each one statement
+// on a partial index, so that a scrape does not grow with the history a database keeps: the outbox
+// and the payouts count the rows waiting (a backlog makes them longer), the connections read
+// pg_stat_activity.
 import { sql } from 'drizzle-orm';
 import { list, rowsOf } from '../sql.ts';
 import type { Executor } from '../client.ts';

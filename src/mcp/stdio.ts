@@ -35,7 +35,7 @@ function httpCaller(baseUrl: string, apiKey: string): CallApi {
   };
 }
 
-/** A required setting (declared, with the server's, in src/config.ts's SETTINGS). */
+/** A required setting (declared, with the server's, in src/settings.ts). */
 function setting(name: string, raw: string | undefined): string {
   const value = raw?.trim();
   if (!value) {

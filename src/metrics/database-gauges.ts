@@ -1,19 +1,33 @@
-// Gauges read when Prometheus scrapes, from the database (short statements on partial indexes,
-// db/repositories/gauges.ts) and pg-boss (its getQueues(): the counts of its last monitor pass, at
-// most a minute old). They describe the database, which every process shares: each process reports
-// the same figures, so aggregate them with max(), not sum(). A reading that fails leaves its gauge
-// empty for that scrape, logged, rather than failing the whole scrape.
-import { Gauge, type Registry } from 'prom-client';
+// Gauges read when Prometheus scrapes, from the database (db/repositories/gauges.ts) and pg-boss (its
+// getQueues(): the counts of its last monitor pass, at most a minute old). Most are short reads on
+// partial indexes; the outbox's and the payouts' count the rows waiting, so they grow with a
+// backlog, and the connections' read pg_stat_activity. Each reading has READ_LIMIT_MS: one that
+// fails or takes longer leaves its gauge out of that scrape, counted in
+// gigmarket_metrics_read_failures_total and logged, so /metrics answers however the database is.
+// The database's gauges report what every process sees alike (aggregate them with max, not sum);
+// gigmarket_draining and gigmarket_db_pool_max_connections are this process's own.
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Context } from '../context.ts';
+import type { Database } from '../../db/client.ts';
 import { disabledEndpoints, liveMcpSessions, outboxBacklog, payoutFigures, serverConnections } from '../../db/repositories/gauges.ts';
 import { IDLE_MINUTES } from '../mcp/sessions.ts';
+import { TimeLimitExceeded, withinTime } from '../time-limit.ts';
 
 type Sources = Pick<Context, 'database' | 'db' | 'jobs' | 'lifecycle' | 'log'>;
 
 /** The application names gigmarket's connections carry (db/client.ts, src/job-system/boss.ts). */
 const APPLICATIONS = ['gigmarket', 'gigmarket-jobs'];
 
-/** One reading shared by the gauges a scrape collects together (prom-client collects them at once). */
+/**
+ * The longest one reading may take. Well within Prometheus's default scrape timeout (10 s): prom-client
+ * collects the gauges at once, so a scrape waits this long at most for all of them.
+ */
+export const READ_LIMIT_MS = 2_000;
+
+/**
+ * One reading shared by the gauges a scrape collects together (prom-client collects them at once),
+ * and by the scrapes that come while it lasts: a hung database holds one reading, not one per scrape.
+ */
 function shared<T>(read: () => Promise<T>): () => Promise<T> {
   let pending: Promise<T> | undefined;
   return () => {
@@ -24,32 +38,61 @@ function shared<T>(read: () => Promise<T>): () => Promise<T> {
   };
 }
 
+type DefineGauge = <L extends string, T>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  read: () => Promise<T>,
+  fill: (g: Gauge<L>, value: T) => void,
+) => void;
+
 export function registerDatabaseGauges(registry: Registry, ctx: Sources): void {
-  const failed = (name: string, err: unknown) => ctx.log.warn({ err, metric: name }, 'metrics: a gauge could not be read');
-  function gauge<L extends string, T>(
-    name: string,
-    help: string,
-    labelNames: readonly L[],
-    read: () => Promise<T>,
-    fill: (g: Gauge<L>, value: T) => void,
-  ): void {
-    new Gauge<L>({
+  const collecting = new Set<Promise<void>>();
+  const failures = new Counter({
+    name: 'gigmarket_metrics_read_failures_total',
+    help: `Gauge readings left out of a scrape, by gauge and reason: timeout (no answer within ${READ_LIMIT_MS / 1000} s) or error.`,
+    labelNames: ['metric', 'reason'] as const,
+    registers: [],
+    // Registered after the gauges, it is collected after them (prom-client starts every collect in
+    // registration order): waiting for their readings, a scrape shows its own failures.
+    async collect() {
+      await Promise.allSettled(collecting);
+    },
+  });
+  const failed = (name: string, err: unknown) => {
+    failures.inc({ metric: name, reason: err instanceof TimeLimitExceeded ? 'timeout' : 'error' });
+    ctx.log.warn({ err, metric: name }, 'metrics: a gauge could not be read');
+  };
+  const gauge: DefineGauge = (name, help, labelNames, read, fill) => {
+    const reading = shared(read);
+    new Gauge({
       name,
       help,
       labelNames,
       registers: [registry],
-      async collect() {
-        this.reset();
-        try {
-          fill(this, await read());
-        } catch (err) {
+      collect() {
+        const collected = (async () => {
           this.reset();
-          failed(name, err);
-        }
+          try {
+            fill(this, await withinTime(reading(), READ_LIMIT_MS, `reading ${name}`));
+          } catch (err) {
+            this.reset();
+            // Out of the scrape, not 0: reset() leaves a gauge without labels at 0, which would say all is well.
+            if (labelNames.length === 0) this.remove();
+            failed(name, err);
+          }
+        })();
+        collecting.add(collected);
+        return collected.finally(() => collecting.delete(collected));
       },
     });
-  }
+  };
+  applicationGauges(gauge, ctx);
+  if (ctx.database.kind === 'postgres') postgresGauges(gauge, ctx, ctx.database);
+  registry.registerMetric(failures);
+}
 
+function applicationGauges(gauge: DefineGauge, ctx: Sources): void {
   gauge(
     'gigmarket_draining',
     'Whether this process is draining after SIGTERM (1): its readiness answers 503.',
@@ -120,12 +163,12 @@ export function registerDatabaseGauges(registry: Registry, ctx: Sources): void {
       }
     },
   );
+}
 
-  // A server Postgres only: PGlite is one connection inside this process. postgres.js does not tell
-  // how many of its pool's connections are in use or how many queries wait for one; Postgres tells
-  // what each connection is doing.
-  const { database } = ctx;
-  if (database.kind !== 'postgres') return;
+// A server Postgres only: PGlite is one connection inside this process. postgres.js does not tell
+// how many of its pool's connections are in use or how many queries wait for one; Postgres tells
+// what each connection is doing.
+function postgresGauges(gauge: DefineGauge, ctx: Sources, database: Extract<Database, { kind: 'postgres' }>): void {
   gauge(
     'gigmarket_db_pool_max_connections',
     "The most connections this process's pool opens to Postgres (pg-boss keeps a pool of its own).",

@@ -5,18 +5,15 @@
 // status codes, queue names, fixed words; never a URL or an id.
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
-/** What the rest of the server records into (through the context). */
-export interface MetricsRecorder {
-  /** One webhook delivery attempt: `delivered`, or the kind of its failure; how long it took. */
-  webhookAttempt(result: string, seconds: number): void;
-}
-
-export interface Metrics extends MetricsRecorder {
+/** What the rest of the server records into (through the context), and the registry /metrics serves. */
+export interface Metrics {
   registry: Registry;
   /** One answered request, by the operation it reached (src/metrics/http.ts names non-API routes). */
   request(operation: string, status: number, seconds: number): void;
   /** A request refused 429 by the budget named in its RateLimit-Policy (`credential` or `address`). */
   rateLimited(operation: string, policy: string): void;
+  /** One webhook delivery attempt: `delivered`, or the kind of its failure; how long it took. */
+  webhookAttempt(result: string, seconds: number): void;
 }
 
 const WEBHOOK_RESULTS = new Set(['delivered', 'refused', 'timeout', 'network', 'redirect', 'status']);

@@ -1,7 +1,10 @@
 // /metrics (src/metrics/): refused without its token, served with it, requests labelled by
-// operationId (never a URL), and the database's gauges following what the database holds.
+// operationId (never a URL), the database's gauges following what the database holds, and a
+// scrape answered in time while the database hangs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.ts';
+import { READ_LIMIT_MS } from '../../src/metrics/database-gauges.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { connectMcp } from '../helpers/mcp.ts';
 import { fundedSandboxContract } from '../helpers/lifecycle.ts';
@@ -73,7 +76,7 @@ describe('/metrics on the main port (METRICS_TOKEN)', () => {
     const counted = ['gigmarket_http_requests_total', 'gigmarket_http_request_duration_seconds', 'gigmarket_rate_limit_refusals_total'];
     const webhooks = ['gigmarket_webhook_attempts_total', 'gigmarket_webhook_attempt_duration_seconds'];
     const gauges = server.databaseUrl ? [...GAUGES, ...POSTGRES_GAUGES] : GAUGES;
-    expect(ours).toEqual([...counted, ...webhooks, ...gauges].sort());
+    expect(ours).toEqual([...counted, ...webhooks, ...gauges, 'gigmarket_metrics_read_failures_total'].sort());
     expect(families.get('process_cpu_seconds_total')).toBe('counter'); // prom-client's process metrics
   });
 
@@ -176,6 +179,40 @@ describe('/metrics on the main port (METRICS_TOKEN)', () => {
     expect(sampleValue(all, 'gigmarket_payouts', { state: 'due' })).toBe(0);
   });
 
+  it('answers within its time limit while the database hangs, leaving out and counting the gauges it could not read', async () => {
+    let release!: () => void;
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    // A transaction holding the events table: the outbox's reading waits for it (on PGlite, one
+    // connection, every reading does).
+    const holder = server.runtime.database.db.transaction(async (tx) => {
+      await tx.execute(sql`lock table events in access exclusive mode`);
+      locked();
+      await hung;
+    });
+    try {
+      await holding;
+      const started = performance.now();
+      const { families, samples: all } = await samples();
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThanOrEqual(READ_LIMIT_MS - 100);
+      expect(took).toBeLessThan(READ_LIMIT_MS + 2_000);
+      expect(families.get('process_cpu_seconds_total')).toBe('counter');
+      expect(sampleValue(all, 'gigmarket_draining')).toBe(0);
+      expect(all.filter((s) => s.name.startsWith('gigmarket_outbox_'))).toEqual([]);
+      for (const metric of ['gigmarket_outbox_undispatched_events', 'gigmarket_outbox_lag_seconds'])
+        expect(sampleValue(all, 'gigmarket_metrics_read_failures_total', { metric, reason: 'timeout' }), metric).toBe(1);
+    } finally {
+      release();
+      await holder;
+    }
+    const { samples: after } = await samples();
+    expect(sampleValue(after, 'gigmarket_outbox_undispatched_events')).toBeGreaterThanOrEqual(0);
+    const timedOut = { metric: 'gigmarket_outbox_lag_seconds', reason: 'timeout' };
+    expect(sampleValue(after, 'gigmarket_metrics_read_failures_total', timedOut)).toBe(1); // counted once
+  });
+
   // Last: it spends this address's budget for the window.
   it('counts rate-limit refusals by operation and budget', async () => {
     let refused = 0;
@@ -202,13 +239,29 @@ describe('/metrics on a port of its own (METRICS_PORT)', () => {
     } finally {
       await own.close();
     }
-    // Without a token, the port serves anyone who reaches it (keep it off the public network).
+    // Without a token, the port answers anyone on this machine: it listens on loopback only.
     const open = await startTestServer({ METRICS_PORT: String(port) });
     try {
       expect((await scrape(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
     } finally {
       await open.close();
     }
+  });
+
+  it('listens on loopback whatever HOST is, and beyond it only behind the token', () => {
+    const tokenless = { HOST: '0.0.0.0', METRICS_PORT: '9464' };
+    expect(loadConfig(tokenless).metrics).toEqual({ port: 9464, host: '127.0.0.1', token: undefined });
+    for (const host of ['0.0.0.0', '::', '10.0.0.5']) {
+      expect(() => loadConfig({ ...tokenless, METRICS_HOST: host })).toThrow(
+        `METRICS_HOST (${host}) is not this machine and METRICS_TOKEN is not set: /metrics on METRICS_PORT would answer anyone who reaches it`,
+      );
+    }
+    expect(loadConfig({ ...tokenless, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: TOKEN }).metrics).toEqual({
+      port: 9464,
+      host: '0.0.0.0',
+      token: TOKEN,
+    });
+    expect(loadConfig({ ...tokenless, METRICS_HOST: '::1' }).metrics?.host).toBe('::1');
   });
 
   it('is refused at start when METRICS_TOKEN is short or METRICS_PORT is not a port of its own', () => {

@@ -1,5 +1,5 @@
 // `npm run check:settings` (scripts/settings-table.ts): docs/guide/settings.md shows the settings
-// src/config.ts declares, and the app's code reads no variable it does not declare; a doc or a
+// src/settings.ts declares, and the app's code reads no variable it does not declare; a doc or a
 // read that drifts from the declaration fails the check, naming what differs. Beside it in CI,
 // `npm run check:comments` (scripts/check-comments.ts): no comment of the code carries a date.
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, SETTINGS } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { SETTINGS } from '../../src/settings.ts';
 import { datedComments } from '../../scripts/check-comments.ts';
 import { renderSettings, SETTINGS_DOC, settingsDocDifference, undeclaredEnvReads } from '../../scripts/settings-table.ts';
 import { EMBEDDED_RUN } from '../helpers/runs.ts';
@@ -65,7 +66,7 @@ describe.runIf(EMBEDDED_RUN)('check:settings', () => {
     const line = altered.split('\n').findIndex((l) => l.startsWith('| `PORT` |')) + 1;
     const { code, output } = checkCopy(altered);
     expect(code).toBe(1);
-    expect(output).toContain(`settings.md:${line} differs from what src/config.ts renders`);
+    expect(output).toContain(`settings.md:${line} differs from what src/settings.ts renders`);
     expect(output).toContain('file: | `PORT` | `8080` |');
     expect(output).toContain('code: | `PORT` | `3000` |');
   });
@@ -87,8 +88,8 @@ describe.runIf(EMBEDDED_RUN)('check:settings', () => {
       "const a = process.env.PORT;\nconst b = process.env.SECRET_SAUCE;\nconst c = process.env['OTHER'];\nconst d = process.env[name];\n",
     );
     expect(undeclaredEnvReads(root)).toEqual([
-      'src/reader.ts:2: reads SECRET_SAUCE from process.env, which SETTINGS in src/config.ts does not declare',
-      'src/reader.ts:3: reads OTHER from process.env, which SETTINGS in src/config.ts does not declare',
+      'src/reader.ts:2: reads SECRET_SAUCE from process.env, which SETTINGS in src/settings.ts does not declare',
+      'src/reader.ts:3: reads OTHER from process.env, which SETTINGS in src/settings.ts does not declare',
       'src/reader.ts:4: reads process.env[name], a name no settings table can show',
     ]);
   });
