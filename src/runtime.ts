@@ -23,6 +23,7 @@ import { registerDatabaseGauges } from './metrics/database-gauges.ts';
 import { startMetricsServer } from './metrics/http.ts';
 import { startTracing } from './tracing/index.ts';
 import { tracedDatabase } from '../db/traced.ts';
+import { TimeLimitExceeded, withinTime } from './time-limit.ts';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -38,9 +39,11 @@ export interface Runtime {
   drain(): void;
   /**
    * Drains, closes the server (no new connection; the requests in flight finish), stops pg-boss
-   * (its running jobs given until `jobsDeadline`, a Date.now() time, else 10 s), then closes the database.
+   * (its running jobs given until `jobsDeadline`, a Date.now() time, else 10 s), then closes the
+   * webhook connections and the database and sends the last traces, leaving them unfinished at
+   * `deadline` (a Date.now() time; none: they take what they take).
    */
-  close(options?: { jobsDeadline?: number }): Promise<void>;
+  close(options?: { jobsDeadline?: number; deadline?: number }): Promise<void>;
   /** Writes out the log lines still waiting (for a second at most: the reader may be gone). */
   flushLogs(): Promise<void>;
 }
@@ -153,9 +156,21 @@ async function start(config: Config, options: RuntimeOptions): Promise<Runtime> 
       await relay.stop();
       await revocations.stop();
       await jobs.stop(closeOptions.jobsDeadline && Math.max(1_000, closeOptions.jobsDeadline - Date.now()));
-      await closeWebhookConnections();
-      await database.close();
-      await tracing?.flush();
+      const { deadline } = closeOptions;
+      // Together, and cut off at the deadline: a slow trace collector or a connection slow to close
+      // must not turn a drain whose work is done into a process killed past its grace period.
+      const byDeadline = async (work: Promise<unknown> | undefined, what: string) => {
+        if (deadline === undefined || !work) return work;
+        return withinTime(work, deadline - Date.now(), what).catch((err: unknown) => {
+          if (!(err instanceof TimeLimitExceeded)) throw err;
+          log.warn(`shutting down without waiting any longer for ${what}`);
+        });
+      };
+      await Promise.all([
+        byDeadline(closeWebhookConnections(), 'the webhook connections to close'),
+        byDeadline(database.close(), 'the database to close'),
+        byDeadline(tracing?.flush(), 'the last traces to be sent'),
+      ]);
     },
     async flushLogs() {
       if (destination) await destination.flush();

@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { PgBoss, fromPglite, type QueueResult, type Schedule } from 'pg-boss';
 import { startSlotWorker, type HeldJob, type SlotWorker } from './slot-worker.ts';
+import { withinTime } from '../time-limit.ts';
 import type { Database } from '../../db/client.ts';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -67,7 +68,10 @@ export interface JobSystem {
   healthy(): Promise<boolean>;
   /** Takes no new job from now on; the running ones go on (a drain's first step, src/shutdown.ts). */
   stopTaking(): void;
-  /** Stops taking jobs, waits up to `timeoutMs` for pg-boss's running ones, and stops pg-boss. */
+  /**
+   * Stops taking jobs, waits up to `timeoutMs` for the running ones (for pg-boss's own, 1 s at least:
+   * its minimum), and stops pg-boss.
+   */
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -205,10 +209,15 @@ export function createJobSystem(database: Database, log: FastifyBaseLogger): Job
     },
     stopTaking,
     async stop(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
       stopTaking();
-      await slotWorkersStopped;
+      // A slot worker's job still running then is left as it is: once it expires, pg-boss gives it
+      // to another process.
+      await withinTime(slotWorkersStopped!, timeoutMs, 'the jobs in hand').catch((err: unknown) =>
+        log.warn({ err }, 'stopping with jobs still running: they are retried once they expire'),
+      );
       slotWorkers.clear();
-      if (running) await boss.stop({ graceful: true, timeout: timeoutMs });
+      if (running) await boss.stop({ graceful: true, timeout: Math.max(0, deadline - Date.now()) });
       running = false;
     },
   };

@@ -26,7 +26,7 @@ export interface SlotWorkerOptions<T> {
 export interface SlotWorker {
   /** Look for jobs now (for instance: this process has just enqueued some). */
   wake(): void;
-  /** Stops fetching, then waits for the jobs in hand. */
+  /** Stops fetching, then waits for the jobs in hand (the job system bounds the wait: JobSystem.stop). */
   stop(): Promise<void>;
 }
 

@@ -1,11 +1,13 @@
 // A real server process (node dist/server.js) drains on SIGTERM (src/shutdown.ts): readiness answers
 // 503 at once, new connections are refused (after SHUTDOWN_DELAY_MS when set), the request in flight
-// and the running webhook delivery finish, and the process exits 0 within SHUTDOWN_GRACE_MS; past
-// it, it exits 1 anyway.
+// and the running webhook delivery finish, and the process exits 0 within SHUTDOWN_GRACE_MS, though
+// a trace collector hangs; past it, with a request still in flight, it exits 1 anyway.
+import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../db/client.ts';
 import { rowsOf } from '../../db/sql.ts';
+import { closeServer, listenLocal } from '../fakes/local-server.ts';
 import { startWebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { heldJsonRequest } from '../helpers/held-request.ts';
 import {
@@ -157,6 +159,27 @@ describe('node dist/server.js on SIGTERM', () => {
     );
     expect(jobs).toEqual([{ state: 'completed' }, { state: 'created' }]);
     expect(receiver.received).toHaveLength(1);
+  }, 120_000);
+
+  it('exits 0 within SHUTDOWN_GRACE_MS when its work is done, though the trace collector never answers', async () => {
+    // A collector that takes every export and answers none: the last traces cannot be sent.
+    const collector = http.createServer(() => {});
+    const collectorUrl = await listenLocal(collector);
+    cleanups.push(() => closeServer(collector));
+    const { server, apiKey } = await started({ SHUTDOWN_GRACE_MS: '4000', OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl });
+    const gig = await fetch(`${server.url}/api/gigs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ title: 'Traced', description: 'x', tags: ['go'] }),
+    });
+    expect(gig.status).toBe(201); // its spans wait to be sent
+    const signalled = performance.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited, server.output()).toEqual({ code: 0, signal: null });
+    expect(performance.now() - signalled).toBeLessThan(4_000);
+    expect(server.logs().map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['shutting down without waiting any longer for the last traces to be sent', 'shut down']),
+    );
   }, 120_000);
 
   it('exits 1 once SHUTDOWN_GRACE_MS has passed with a request still in flight', async () => {

@@ -1,10 +1,13 @@
 // The slot worker (src/job-system/slot-worker.ts) on real pg-boss, on the test's database: it keeps up to
 // `slots` jobs in hand, a slow job holds only its own slot, a job whose run throws is failed and
-// retried, wake() fetches at once, and stop() waits for the jobs in hand.
+// retried, wake() fetches at once, and the job system's stop waits for the jobs in hand until its
+// deadline, no longer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { createJobSystem, type JobSystem } from '../../src/job-system/boss.ts';
+import { rowsOf } from '../../db/sql.ts';
 import { openTestDatabase } from '../helpers/server.ts';
 
 const QUEUE = 'slot-worker-test';
@@ -12,6 +15,8 @@ interface Data {
   n: number;
   slow?: boolean;
   fail?: boolean;
+  /** Runs until the end of the file, past the deadline of the job system's stop. */
+  hang?: boolean;
 }
 
 let database: Database;
@@ -25,6 +30,10 @@ const slowReleased = new Promise<void>((r) => {
   release = r;
 });
 const runs = new Map<number, number>();
+let unhang: () => void = () => {};
+const hung = new Promise<void>((r) => {
+  unhang = r;
+});
 
 beforeAll(async () => {
   ({ database, close: closeDatabase } = await openTestDatabase());
@@ -42,6 +51,7 @@ beforeAll(async () => {
         running.add(data.n);
         peak = Math.max(peak, running.size);
         try {
+          if (data.hang) return await hung;
           if (data.slow) await slowReleased;
           else await new Promise((r) => setTimeout(r, 20));
           if (data.fail && runs.get(data.n) === 1) throw new Error('the first run fails');
@@ -56,6 +66,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   release();
+  unhang();
   await jobs?.stop();
   await closeDatabase();
 });
@@ -70,6 +81,7 @@ async function until<T>(what: string, check: () => T | undefined | Promise<T | u
   }
 }
 
+const rows = <T>(query: ReturnType<typeof sql>) => rowsOf<T>(database.db, query);
 const send = (data: Data, options: { retryLimit?: number; retryDelay?: number } = {}) => jobs.boss.send(QUEUE, data, options);
 
 describe('the slot worker', () => {
@@ -103,5 +115,21 @@ describe('the slot worker', () => {
     await until('the retry', () => (done.includes(100) ? true : undefined));
     const [retried] = await jobs.boss.findJobs(QUEUE, { id: id! });
     expect(retried).toMatchObject({ state: 'completed', retryCount: 1 });
+  });
+
+  // Last: it stops the job system.
+  it('stops by its deadline with a job still in hand, which stays active for its expiry', async () => {
+    const id = await send({ n: 200, hang: true });
+    jobs.wake(QUEUE);
+    await until('the job in hand', () => (running.has(200) ? true : undefined));
+    const started = performance.now();
+    await jobs.stop(1_500);
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(1_400);
+    expect(took).toBeLessThan(3_500); // pg-boss's own stop takes a second at least
+    expect(running.has(200)).toBe(true);
+    expect(await jobs.healthy()).toBe(false);
+    const [job] = await rows<{ state: string }>(sql`select state::text from pgboss.job where id = ${id}`);
+    expect(job).toEqual({ state: 'active' });
   });
 });
