@@ -115,15 +115,40 @@ export function isNewDataDir(dataDir: string): boolean {
   return !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
-/** How many of db/migrations the database has yet to apply, by the migrator's own rule (newer than its latest). */
-export async function pendingMigrations(database: Database): Promise<{ pending: number; total: number }> {
-  const migrations = readMigrationFiles({ migrationsFolder });
+/** The time (folderMillis) of the latest migration the database has applied; -Infinity for none. */
+async function lastAppliedMigration(database: Database): Promise<number> {
   const [table] = await rowsOf<{ name: string | null }>(database.db, sql`select to_regclass('drizzle.__drizzle_migrations')::text as name`);
   const [last] = table?.name
     ? await rowsOf<{ at: string | null }>(database.db, sql`select max(created_at)::text as at from drizzle.__drizzle_migrations`)
     : [];
-  const latest = last?.at ? Number(last.at) : Number.NEGATIVE_INFINITY;
+  return last?.at ? Number(last.at) : Number.NEGATIVE_INFINITY;
+}
+
+/** This version's latest migration (its folderMillis), as migrationFiles last read it. */
+let newestMigration: number | undefined;
+
+/** This version's migrations, each file read whole and hashed (readMigrationFiles). */
+function migrationFiles(): ReturnType<typeof readMigrationFiles> {
+  const migrations = readMigrationFiles({ migrationsFolder });
+  newestMigration = Math.max(Number.NEGATIVE_INFINITY, ...migrations.map((m) => m.folderMillis));
+  return migrations;
+}
+
+/** How many of db/migrations the database has yet to apply, by the migrator's own rule (newer than its latest). */
+export async function pendingMigrations(database: Database): Promise<{ pending: number; total: number }> {
+  const migrations = migrationFiles();
+  const latest = await lastAppliedMigration(database);
   return { pending: migrations.filter((m) => m.folderMillis > latest).length, total: migrations.length };
+}
+
+/**
+ * Whether every migration this version has is applied (a newer version's too is fine), by
+ * pendingMigrations's rule. This version's latest is the one the start read (pendingMigrations), so
+ * a readiness probe, every few seconds, reads only the database.
+ */
+export async function migrationsApplied(database: Database): Promise<boolean> {
+  if (newestMigration === undefined) migrationFiles();
+  return (await lastAppliedMigration(database)) >= newestMigration!;
 }
 
 /** Applies db/migrations. On a server, an advisory lock keeps concurrent starts from racing. */

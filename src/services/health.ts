@@ -1,7 +1,7 @@
 // Whether this process can serve: its database answers and pg-boss runs (`health`), and, for an
 // orchestrator's readiness probe, also that its migrations are applied and it is not draining.
 import type { Context } from '../context.ts';
-import { pendingMigrations, ping, type Database } from '../../db/client.ts';
+import { migrationsApplied, ping, type Database } from '../../db/client.ts';
 
 export async function health(ctx: Pick<Context, 'database' | 'jobs'>) {
   const [database, jobs] = await Promise.all([ping(ctx.database), ctx.jobs.healthy()]);
@@ -11,7 +11,7 @@ export async function health(ctx: Pick<Context, 'database' | 'jobs'>) {
 /** `ok`: every migration this version has is applied (a newer version's too is fine). */
 async function migrationsState(database: Database): Promise<'ok' | 'pending' | 'unavailable'> {
   try {
-    return (await pendingMigrations(database)).pending === 0 ? 'ok' : 'pending';
+    return (await migrationsApplied(database)) ? 'ok' : 'pending';
   } catch {
     return 'unavailable';
   }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../db/sql.ts';
 import { testFileServer } from '../helpers/server.ts';
 
 const server = testFileServer();
@@ -35,6 +37,23 @@ describe("the orchestrators' probes", () => {
     expect(ready.response.status).toBe(200);
     expect(ready.data).toEqual({ status: 'ready', database: 'ok', migrations: 'ok', jobs: 'ok' });
     expect(ready.response.headers.get('ratelimit')).toBeNull(); // not rate limited
+  });
+
+  it("ready: 503 pending while the database lacks this version's latest migration, 200 again once it has it", async () => {
+    const { db } = probes.runtime.database;
+    const [latest] = await rowsOf<{ hash: string; created_at: string }>(
+      db,
+      sql`delete from drizzle.__drizzle_migrations
+           where created_at = (select max(created_at) from drizzle.__drizzle_migrations) returning hash, created_at::text`,
+    );
+    expect(latest).toBeDefined();
+    const pending = await probes.anonymous.GET('/api/health/ready');
+    expect(pending.response.status).toBe(503);
+    expect(pending.error).toEqual({ status: 'not_ready', database: 'ok', migrations: 'pending', jobs: 'ok' });
+    await db.execute(
+      sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${latest!.hash}, ${latest!.created_at}::bigint)`,
+    );
+    expect((await probes.anonymous.GET('/api/health/ready')).response.status).toBe(200);
   });
 
   it('ready: 503 draining from the moment the process drains, while live stays 200', async () => {
