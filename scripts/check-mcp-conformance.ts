@@ -221,10 +221,14 @@ async function main(): Promise<void> {
     } finally {
       await database.close();
     }
-    const port = await freePort();
-    proxy = keyProxy(new URL(`http://127.0.0.1:${port}`), apiKey);
+    // The proxy listens first and the server's port is chosen after: a port chosen first (then
+    // closed) could be handed to the proxy's listen(0) and the server then find it taken.
+    const target = new URL('http://127.0.0.1');
+    proxy = keyProxy(target, apiKey);
     await new Promise<void>((resolve) => proxy!.listen(0, '127.0.0.1', resolve));
     const publicUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const port = await freePort();
+    target.port = String(port);
     // Nothing from the caller's environment that changes what is checked: the sandbox provider (no
     // STRIPE_SECRET_KEY), no origins allowed besides PUBLIC_URL's.
     server = await startServer({ ...fresh.env, PUBLIC_URL: publicUrl, STRIPE_SECRET_KEY: '', MCP_ALLOWED_ORIGINS: '' }, port);
